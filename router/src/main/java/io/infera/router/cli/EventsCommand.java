@@ -1,0 +1,127 @@
+package io.infera.router.cli;
+
+import io.infera.router.kv.BlockHasher;
+import io.infera.router.kv.EventBatch;
+import io.infera.router.kv.EventDecodeException;
+import io.infera.router.kv.KvEvent;
+import io.infera.router.kv.KvEvent.AllBlocksCleared;
+import io.infera.router.kv.KvEvent.BlockRemoved;
+import io.infera.router.kv.KvEvent.BlockStored;
+import io.infera.router.kv.KvEventDecoder;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code infera-router events}: tools for engine KV-event payloads. */
+@Command(
+    name = "events",
+    mixinStandardHelpOptions = true,
+    description = "Inspect engine KV-event payloads.",
+    subcommands = {EventsCommand.Decode.class, CommandLine.HelpCommand.class})
+final class EventsCommand implements Runnable {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** {@code infera-router events decode FILE}. */
+  @Command(
+      name = "decode",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Decode one raw msgpack KV-event batch payload (the last ZMQ frame) and print one JSON"
+            + " object per event, one per line.",
+        "Hashes are unsigned 16-digit hex; dp_rank is the batch's rank or 0; bigram token pairs"
+            + " are flattened.",
+        "Exit codes: 0 decoded, 1 unreadable file, 2 malformed payload."
+      })
+  static final class Decode implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Parameters(
+        index = "0",
+        paramLabel = "FILE",
+        description = "Payload file, or - for standard input.")
+    String file;
+
+    @Override
+    public Integer call() {
+      PrintWriter err = spec.commandLine().getErr();
+      byte[] payload;
+      try {
+        payload = "-".equals(file) ? System.in.readAllBytes() : Files.readAllBytes(Path.of(file));
+      } catch (NoSuchFileException e) {
+        err.println("infera-router events decode: no such file: " + file);
+        return 1;
+      } catch (IOException e) {
+        err.println("infera-router events decode: cannot read " + file + ": " + e.getMessage());
+        return 1;
+      }
+      EventBatch batch;
+      try {
+        batch = KvEventDecoder.decode(payload);
+      } catch (EventDecodeException e) {
+        err.println(
+            "infera-router events decode: malformed payload ("
+                + e.label()
+                + "): "
+                + e.getMessage());
+        return 2;
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      for (KvEvent e : batch.events()) {
+        out.println(toJson(e, batch.rank()));
+      }
+      if (batch.unknownEvents() > 0) {
+        err.println(
+            "infera-router events decode: skipped "
+                + batch.unknownEvents()
+                + " event(s) of unknown type");
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** The decode output format, one line per event (keys in a fixed order). */
+  static String toJson(KvEvent e, int rank) {
+    Json j = new Json();
+    if (e instanceof BlockStored s) {
+      j.field("type", "BlockStored")
+          .field("dp_rank", rank)
+          .hashes("block_hashes", s.blockHashes())
+          .field("parent_block_hash", hexOrNull(s.parentBlockHash()))
+          .ints("token_ids", s.tokenIds())
+          .field("block_size", s.blockSize())
+          .field("lora_id", s.loraId())
+          .field("lora_name", s.loraName())
+          .field("medium", s.medium())
+          .field("group_idx", s.groupIdx())
+          .field("kv_cache_spec_kind", s.kvCacheSpecKind());
+    } else if (e instanceof BlockRemoved r) {
+      j.field("type", "BlockRemoved")
+          .field("dp_rank", rank)
+          .hashes("block_hashes", r.blockHashes())
+          .field("medium", r.medium());
+    } else if (e instanceof AllBlocksCleared) {
+      j.field("type", "AllBlocksCleared").field("dp_rank", rank);
+    }
+    return j.end();
+  }
+
+  private static String hexOrNull(Long h) {
+    return h == null ? null : BlockHasher.hex(h);
+  }
+}

@@ -1,0 +1,30 @@
+package io.infera.router.kv;
+
+/** Why the index did not apply (all or part of) an event; each is a counter in the stats. */
+public enum DropReason {
+  /** A payload that could not be decoded (counted by the transport that received it). */
+  DECODE_ERROR,
+  /** An event of a type this router does not know (skipped by the decoder). */
+  UNKNOWN_EVENT_TYPE,
+  /** A batch whose sequence number was already applied. */
+  DUPLICATE_BATCH,
+  /** BlockStored whose non-null parent hash is not in the source's view. */
+  UNKNOWN_PARENT,
+  /** BlockStored whose block size differs from the router's page size. */
+  BLOCK_SIZE_MISMATCH,
+  /** BlockStored whose token count is not blocks × block size. */
+  TOKEN_COUNT_MISMATCH,
+  /** BlockStored with a numeric LoRA id but no LoRA name, so its router hash is unknowable. */
+  LORA_WITHOUT_NAME,
+  /** A removed block the source's view did not hold (its store was missed or dropped). */
+  UNKNOWN_BLOCK_REMOVED,
+  /** Events on a lower cache tier (CPU, disk, …): kept out of device matching. */
+  LOWER_TIER,
+  /** Events of a non-full-attention KV-cache group: kept out of prefix matching. */
+  NON_FULL_ATTENTION;
+
+  /** Metric label: the name in lower case. */
+  public String label() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

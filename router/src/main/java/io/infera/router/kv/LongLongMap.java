@@ -1,0 +1,245 @@
+package io.infera.router.kv;
+
+/**
+ * An open-addressing {@code long → long} hash map for one thread (the index writer).
+ *
+ * <p>Linear probing over a table of any size (multiply-shift range reduction after a Fibonacci mix,
+ * since engine hashes may be small sequential integers), backward-shift deletion (no tombstones),
+ * key 0 kept outside the table. Grows by 1.5× at a load of 3/4, so it holds 16 bytes per slot at a
+ * load between 1/2 and 3/4.
+ */
+public final class LongLongMap {
+
+  private static final long PHI = 0x9E3779B97F4A7C15L;
+  private static final int MIN_CAPACITY = 8;
+
+  private long[] keys;
+  private long[] values;
+  private int capacity;
+  private int size;
+  private int maxFill;
+  private boolean hasZero;
+  private long zeroValue;
+
+  public LongLongMap() {
+    this(MIN_CAPACITY);
+  }
+
+  public LongLongMap(int expected) {
+    allocate(capacityFor(expected));
+  }
+
+  public int size() {
+    return size + (hasZero ? 1 : 0);
+  }
+
+  public boolean isEmpty() {
+    return size() == 0;
+  }
+
+  /** The slot holding {@code key}, or -1; pass it to {@link #valueAt} or {@link #removeAt}. */
+  public int find(long key) {
+    if (key == 0) {
+      return hasZero ? keys.length : -1;
+    }
+    long[] k = keys;
+    int i = index(key);
+    while (true) {
+      long cur = k[i];
+      if (cur == key) {
+        return i;
+      }
+      if (cur == 0) {
+        return -1;
+      }
+      i = next(i);
+    }
+  }
+
+  public long valueAt(int slot) {
+    return slot == keys.length ? zeroValue : values[slot];
+  }
+
+  public void setValueAt(int slot, long value) {
+    if (slot == keys.length) {
+      zeroValue = value;
+    } else {
+      values[slot] = value;
+    }
+  }
+
+  public boolean containsKey(long key) {
+    return find(key) >= 0;
+  }
+
+  /** The value for key, or {@code missing}. */
+  public long get(long key, long missing) {
+    int slot = find(key);
+    return slot < 0 ? missing : valueAt(slot);
+  }
+
+  /** Puts key → value; returns true when the key was new. */
+  public boolean put(long key, long value) {
+    if (key == 0) {
+      boolean added = !hasZero;
+      hasZero = true;
+      zeroValue = value;
+      return added;
+    }
+    int i = index(key);
+    while (true) {
+      long cur = keys[i];
+      if (cur == key) {
+        values[i] = value;
+        return false;
+      }
+      if (cur == 0) {
+        keys[i] = key;
+        values[i] = value;
+        if (++size > maxFill) {
+          rehash(grown(capacity));
+        }
+        return true;
+      }
+      i = next(i);
+    }
+  }
+
+  /**
+   * Adds {@code delta} to key's value (absent = 0) and returns the new value; a key whose value
+   * reaches 0 is removed.
+   */
+  public long addTo(long key, long delta) {
+    int slot = find(key);
+    if (slot < 0) {
+      if (delta != 0) {
+        put(key, delta);
+      }
+      return delta;
+    }
+    long v = valueAt(slot) + delta;
+    if (v == 0) {
+      removeAt(slot);
+    } else {
+      setValueAt(slot, v);
+    }
+    return v;
+  }
+
+  /** Removes key; returns true when it was present. */
+  public boolean remove(long key) {
+    int slot = find(key);
+    if (slot < 0) {
+      return false;
+    }
+    removeAt(slot);
+    return true;
+  }
+
+  public void removeAt(int slot) {
+    if (slot == keys.length) {
+      hasZero = false;
+      zeroValue = 0;
+      return;
+    }
+    // Backward-shift deletion keeps every probe chain unbroken without tombstones.
+    long[] k = keys;
+    long[] v = values;
+    int hole = slot;
+    int i = next(hole);
+    while (k[i] != 0) {
+      int home = index(k[i]);
+      // Move k[i] into the hole when its home is not cyclically within (hole, i].
+      if (distance(home, i) >= distance(hole, i)) {
+        k[hole] = k[i];
+        v[hole] = v[i];
+        hole = i;
+      }
+      i = next(i);
+    }
+    k[hole] = 0;
+    v[hole] = 0;
+    size--;
+  }
+
+  public void clear() {
+    allocate(MIN_CAPACITY);
+    size = 0;
+    hasZero = false;
+    zeroValue = 0;
+  }
+
+  /** Visits every entry; the map must not change during the walk. */
+  public void forEach(Entry visitor) {
+    if (hasZero) {
+      visitor.accept(0, zeroValue);
+    }
+    long[] k = keys;
+    long[] v = values;
+    for (int i = 0; i < k.length; i++) {
+      if (k[i] != 0) {
+        visitor.accept(k[i], v[i]);
+      }
+    }
+  }
+
+  /** Heap bytes held by the two arrays (for stats and the memory benchmark). */
+  public long tableBytes() {
+    return 2L * (16 + 8L * keys.length);
+  }
+
+  /** Callback for {@link #forEach}. */
+  @FunctionalInterface
+  public interface Entry {
+    void accept(long key, long value);
+  }
+
+  private int index(long key) {
+    return (int) ((((key * PHI) >>> 32) * capacity) >>> 32);
+  }
+
+  private int next(int i) {
+    return i + 1 == capacity ? 0 : i + 1;
+  }
+
+  private int distance(int from, int to) {
+    return to >= from ? to - from : to + capacity - from;
+  }
+
+  /** The next capacity after {@code capacity}: 1.5× (shared with {@link BlockTable}). */
+  static int grown(int capacity) {
+    long c = (long) capacity + (capacity >> 1);
+    if (c > (1 << 30)) {
+      throw new IllegalStateException("hash table too large: " + capacity);
+    }
+    return (int) c;
+  }
+
+  private static int capacityFor(int expected) {
+    return (int) Math.max(MIN_CAPACITY, (long) Math.ceil(expected / 0.75) + 1);
+  }
+
+  private void allocate(int capacity) {
+    this.capacity = capacity;
+    keys = new long[capacity];
+    values = new long[capacity];
+    maxFill = (int) (capacity * 0.75);
+  }
+
+  private void rehash(int capacity) {
+    long[] oldK = keys;
+    long[] oldV = values;
+    allocate(capacity);
+    for (int j = 0; j < oldK.length; j++) {
+      long key = oldK[j];
+      if (key != 0) {
+        int i = index(key);
+        while (keys[i] != 0) {
+          i = next(i);
+        }
+        keys[i] = key;
+        values[i] = oldV[j];
+      }
+    }
+  }
+}

@@ -1,0 +1,406 @@
+package io.infera.router.kv;
+
+import io.infera.router.kv.KvEvent.AllBlocksCleared;
+import io.infera.router.kv.KvEvent.BlockRemoved;
+import io.infera.router.kv.KvEvent.BlockStored;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Every worker's cached-block set, as router hashes, and the prefix match over all of them.
+ *
+ * <p>Each {@link SourceId} (worker, dp rank) has a view built by re-hashing {@code
+ * BlockStored.token_ids} with the router's chain (the parent's router hash is looked up through the
+ * source's engine-hash map); engine hashes are used only to find what {@code BlockRemoved} removes.
+ * Duplicate stores and removes are reference-counted. Lower-tier and non-full-attention events are
+ * kept out. Sequence numbers are tracked per source: a gap marks the source degraded until {@link
+ * #resync}, a sequence that goes down clears it (engine restart).
+ *
+ * <p>Threading: {@link #apply}, {@link #purge}, {@link #resync} and {@link #viewHashes} belong to
+ * one writer thread. {@link #match}, {@link #stats} and {@link #blocks} may be called from any
+ * thread at any time; they take no lock and never block on the writer.
+ */
+public final class PrefixIndex {
+
+  private static final long NO_SEQ = Long.MIN_VALUE;
+
+  /** Writer-owned state of one source. */
+  private static final class Source {
+    final SourceId id;
+    final int slot;
+    // engine hash → router hash, one entry per distinct engine hash held.
+    final LongLongMap engineToRouter = new LongLongMap();
+    // engine hash → extra references beyond the first (duplicate stores); usually empty.
+    final LongLongMap extraRefs = new LongLongMap(4);
+    // router hash → extra engine hashes mapping to it within this source; usually empty.
+    final LongLongMap routerDups = new LongLongMap(4);
+    final Set<Integer> ignoredGroups = new HashSet<>(2);
+    long blocks;
+    long lastSeq = NO_SEQ;
+    // Published for readers at the end of each apply.
+    volatile long publishedBlocks;
+    volatile long publishedSeq = NO_SEQ;
+    volatile boolean degraded;
+    volatile long batches;
+
+    Source(SourceId id, int slot) {
+      this.id = id;
+      this.slot = slot;
+    }
+  }
+
+  /** What readers need: slot → source (null when free), slot → id, and the live-slot bitset. */
+  private record Slots(Source[] sources, SourceId[] bySlot, long[] active) {}
+
+  private final int pageSize;
+  private final BlockHasher hasher;
+  private final BlockTable table = new BlockTable();
+  private final Map<SourceId, Source> sources = new HashMap<>();
+  private final List<Source> bySlot = new ArrayList<>();
+  private final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
+  private volatile Slots slots = new Slots(new Source[0], new SourceId[0], new long[1]);
+
+  /**
+   * @param pageSize the one block size of the fleet; events with another size are dropped
+   */
+  public PrefixIndex(int pageSize) {
+    this.pageSize = pageSize;
+    this.hasher = new BlockHasher(pageSize);
+  }
+
+  public int pageSize() {
+    return pageSize;
+  }
+
+  // ---------------------------------------------------------------- writer
+
+  /**
+   * Writer: applies one batch from {@code worker}.
+   *
+   * @param seq the engine's batch sequence, or {@link KvEventMessage#NO_SEQ} when it sent none
+   */
+  public ApplyOutcome apply(WorkerId worker, long seq, EventBatch batch) {
+    Source src = source(new SourceId(worker, batch.rank()));
+    ApplyOutcome outcome = ApplyOutcome.APPLIED;
+    if (seq != KvEventMessage.NO_SEQ) {
+      if (src.lastSeq != NO_SEQ) {
+        if (seq == src.lastSeq) {
+          count(DropReason.DUPLICATE_BATCH, 1);
+          return ApplyOutcome.DUPLICATE;
+        } else if (seq < src.lastSeq) {
+          clearView(src);
+          src.degraded = false;
+          outcome = ApplyOutcome.RESTARTED;
+        } else if (seq > src.lastSeq + 1) {
+          src.degraded = true;
+          outcome = ApplyOutcome.GAP;
+        }
+      }
+      src.lastSeq = seq;
+      src.publishedSeq = seq;
+    }
+    if (batch.unknownEvents() > 0) {
+      count(DropReason.UNKNOWN_EVENT_TYPE, batch.unknownEvents());
+    }
+    for (KvEvent e : batch.events()) {
+      // Java 17 has no pattern switch; KvEvent is sealed to exactly these three.
+      if (e instanceof BlockStored s) {
+        stored(src, s);
+      } else if (e instanceof BlockRemoved r) {
+        removed(src, r);
+      } else if (e instanceof AllBlocksCleared) {
+        clearView(src);
+      }
+    }
+    src.publishedBlocks = src.blocks;
+    src.batches = src.batches + 1;
+    return outcome;
+  }
+
+  /** Writer: counts a payload from a source that could not be decoded. */
+  public void recordDecodeError() {
+    count(DropReason.DECODE_ERROR, 1);
+  }
+
+  /** Writer: forgets every source of {@code worker} (it left discovery). */
+  public void purge(WorkerId worker) {
+    List<Source> gone = new ArrayList<>();
+    for (Source s : sources.values()) {
+      if (s.id.worker().equals(worker)) {
+        gone.add(s);
+      }
+    }
+    if (gone.isEmpty()) {
+      return;
+    }
+    for (Source s : gone) {
+      clearView(s);
+      sources.remove(s.id);
+      bySlot.set(s.slot, null);
+    }
+    publishSlots();
+  }
+
+  /**
+   * Writer: empties one source's view and forgets its sequence and degraded mark, so that a
+   * snapshot or replay can rebuild it.
+   */
+  public void resync(SourceId id) {
+    Source src = sources.get(id);
+    if (src == null) {
+      return;
+    }
+    clearView(src);
+    src.lastSeq = NO_SEQ;
+    src.publishedSeq = NO_SEQ;
+    src.degraded = false;
+    src.publishedBlocks = 0;
+  }
+
+  /** Writer: the router hashes of a source's view, sorted unsigned (for snapshots and tests). */
+  public long[] viewHashes(SourceId id) {
+    Source src = sources.get(id);
+    if (src == null) {
+      return new long[0];
+    }
+    long[] out = new long[src.engineToRouter.size()];
+    int[] n = {0};
+    src.engineToRouter.forEach((engine, router) -> out[n[0]++] = router);
+    long[] distinct = Arrays.stream(out).distinct().toArray();
+    for (int i = 0; i < distinct.length; i++) {
+      distinct[i] ^= Long.MIN_VALUE;
+    }
+    Arrays.sort(distinct);
+    for (int i = 0; i < distinct.length; i++) {
+      distinct[i] ^= Long.MIN_VALUE;
+    }
+    return distinct;
+  }
+
+  private Source source(SourceId id) {
+    Source src = sources.get(id);
+    if (src != null) {
+      return src;
+    }
+    int slot = bySlot.indexOf(null);
+    if (slot < 0) {
+      slot = bySlot.size();
+      bySlot.add(null);
+    }
+    table.ensureSlots(slot + 1);
+    src = new Source(id, slot);
+    bySlot.set(slot, src);
+    sources.put(id, src);
+    publishSlots();
+    return src;
+  }
+
+  private void publishSlots() {
+    Source[] srcs = bySlot.toArray(new Source[0]);
+    SourceId[] ids = new SourceId[srcs.length];
+    long[] active = new long[Math.max(1, (ids.length + 63) >>> 6)];
+    for (int i = 0; i < ids.length; i++) {
+      if (srcs[i] != null) {
+        ids[i] = srcs[i].id;
+        active[i >>> 6] |= 1L << i;
+      }
+    }
+    slots = new Slots(srcs, ids, active);
+  }
+
+  private void stored(Source src, BlockStored e) {
+    if (!KvEvent.isDeviceTier(e.medium())) {
+      count(DropReason.LOWER_TIER, 1);
+      return;
+    }
+    if (!KvEvent.isFullAttention(e.kvCacheSpecKind())) {
+      if (e.groupIdx() != null) {
+        src.ignoredGroups.add(e.groupIdx());
+      }
+      count(DropReason.NON_FULL_ATTENTION, 1);
+      return;
+    }
+    if (e.groupIdx() != null && src.ignoredGroups.contains(e.groupIdx())) {
+      count(DropReason.NON_FULL_ATTENTION, 1);
+      return;
+    }
+    if (e.blockSize() != pageSize) {
+      count(DropReason.BLOCK_SIZE_MISMATCH, 1);
+      return;
+    }
+    long[] hashes = e.blockHashes();
+    int[] tokens = e.tokenIds();
+    if ((long) hashes.length * pageSize != tokens.length) {
+      count(DropReason.TOKEN_COUNT_MISMATCH, 1);
+      return;
+    }
+    if (e.loraId() != null && e.loraName() == null) {
+      count(DropReason.LORA_WITHOUT_NAME, 1);
+      return;
+    }
+    long parent;
+    if (e.parentBlockHash() == null) {
+      parent = BlockHasher.firstParent(e.loraName(), e.cacheSalt());
+    } else {
+      int at = src.engineToRouter.find(e.parentBlockHash());
+      if (at < 0) {
+        count(DropReason.UNKNOWN_PARENT, 1);
+        return;
+      }
+      parent = src.engineToRouter.valueAt(at);
+    }
+    for (int b = 0; b < hashes.length; b++) {
+      parent = hasher.hashBlock(parent, tokens, b * pageSize);
+      store(src, hashes[b], parent);
+    }
+  }
+
+  private void store(Source src, long engine, long router) {
+    LongLongMap map = src.engineToRouter;
+    int at = map.find(engine);
+    if (at >= 0) {
+      // Same block stored again: one more reference, never a second view entry.
+      src.extraRefs.addTo(engine, 1);
+      return;
+    }
+    map.put(engine, router);
+    if (table.set(router, src.slot)) {
+      src.blocks++;
+    } else {
+      src.routerDups.addTo(router, 1);
+    }
+  }
+
+  private void removed(Source src, BlockRemoved e) {
+    if (!KvEvent.isDeviceTier(e.medium())) {
+      count(DropReason.LOWER_TIER, 1);
+      return;
+    }
+    if (e.groupIdx() != null && src.ignoredGroups.contains(e.groupIdx())) {
+      count(DropReason.NON_FULL_ATTENTION, 1);
+      return;
+    }
+    long unknown = 0;
+    for (long engine : e.blockHashes()) {
+      if (!remove(src, engine)) {
+        unknown++;
+      }
+    }
+    if (unknown > 0) {
+      count(DropReason.UNKNOWN_BLOCK_REMOVED, unknown);
+    }
+  }
+
+  private boolean remove(Source src, long engine) {
+    LongLongMap map = src.engineToRouter;
+    int at = map.find(engine);
+    if (at < 0) {
+      return false;
+    }
+    if (!src.extraRefs.isEmpty() && src.extraRefs.containsKey(engine)) {
+      src.extraRefs.addTo(engine, -1);
+      return true;
+    }
+    long router = map.valueAt(at);
+    map.removeAt(at);
+    if (!src.routerDups.isEmpty() && src.routerDups.containsKey(router)) {
+      src.routerDups.addTo(router, -1);
+      return true;
+    }
+    if (table.clear(router, src.slot)) {
+      src.blocks--;
+    }
+    return true;
+  }
+
+  private void clearView(Source src) {
+    int slot = src.slot;
+    src.engineToRouter.forEach((engine, router) -> table.clear(router, slot));
+    src.engineToRouter.clear();
+    src.extraRefs.clear();
+    src.routerDups.clear();
+    src.blocks = 0;
+    src.publishedBlocks = 0;
+  }
+
+  private void count(DropReason reason, long n) {
+    int i = reason.ordinal();
+    dropped.lazySet(i, dropped.get(i) + n);
+  }
+
+  // ---------------------------------------------------------------- readers
+
+  /**
+   * Any thread: for every source, the longest leading run of {@code requestHashes} it holds. One
+   * pass over the request, stopping once no source is still in its run; never mutates.
+   */
+  public MatchResult match(long[] requestHashes) {
+    return match(requestHashes, requestHashes.length);
+  }
+
+  /** As {@link #match(long[])} over the first {@code count} hashes. */
+  public MatchResult match(long[] requestHashes, int count) {
+    Slots s = slots;
+    int[] hits = new int[s.active.length * 64];
+    table.match(requestHashes, count, s.active, hits);
+    return new MatchResult(s.bySlot, hits, count);
+  }
+
+  /** Any thread: distinct blocks in a source's view, as of its last applied batch. */
+  public long blocks(SourceId id) {
+    for (Source src : slots.sources) {
+      if (src != null && src.id.equals(id)) {
+        return src.publishedBlocks;
+      }
+    }
+    return 0;
+  }
+
+  /** Any thread: counters and per-source state. */
+  public IndexStats stats() {
+    List<IndexStats.SourceStats> list = new ArrayList<>();
+    Map<WorkerId, Long> perWorker = new TreeMap<>();
+    long entries = 0;
+    int degraded = 0;
+    for (Source src : slots.sources) {
+      if (src == null) {
+        continue;
+      }
+      long blocks = src.publishedBlocks;
+      long seq = src.publishedSeq;
+      boolean deg = src.degraded;
+      list.add(
+          new IndexStats.SourceStats(src.id, blocks, seq == NO_SEQ ? null : seq, deg, src.batches));
+      perWorker.merge(src.id.worker(), blocks, Long::sum);
+      entries += blocks;
+      degraded += deg ? 1 : 0;
+    }
+    list.sort((a, b) -> a.source().compareTo(b.source()));
+    Map<DropReason, Long> drops = new EnumMap<>(DropReason.class);
+    for (DropReason r : DropReason.values()) {
+      drops.put(r, dropped.get(r.ordinal()));
+    }
+    return new IndexStats(list, perWorker, entries, degraded, drops);
+  }
+
+  /**
+   * Writer: heap bytes of the index's hash tables (the memory benchmark reports the full heap
+   * delta).
+   */
+  public long tableBytes() {
+    long bytes = table.tableBytes();
+    for (Source src : sources.values()) {
+      bytes += src.engineToRouter.tableBytes() + src.extraRefs.tableBytes();
+      bytes += src.routerDups.tableBytes();
+    }
+    return bytes;
+  }
+}

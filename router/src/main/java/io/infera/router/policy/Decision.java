@@ -1,0 +1,45 @@
+package io.infera.router.policy;
+
+import io.infera.router.kv.WorkerId;
+import java.util.List;
+
+/**
+ * A pick and why: every candidate's score, for {@code /v1/admin/explain} and debug logs.
+ *
+ * @param winner the chosen worker
+ * @param requestBlocks full blocks in the request
+ * @param scores one per candidate, in candidate order
+ */
+public record Decision(WorkerId winner, int requestBlocks, List<Score> scores) {
+
+  public Decision {
+    scores = List.copyOf(scores);
+  }
+
+  /** The winner's score. */
+  public Score winnerScore() {
+    for (Score s : scores) {
+      if (s.worker().equals(winner)) {
+        return s;
+      }
+    }
+    throw new IllegalStateException("winner " + winner + " has no score");
+  }
+
+  /**
+   * One candidate's terms.
+   *
+   * @param hits leading request blocks the worker caches
+   * @param weight overlap weight applied to the worker's role
+   * @param cost {@code weight × (requestBlocks − hits) + activeBlocks + recentBlocks} (kv-aware;
+   *     the load term alone for the other policies)
+   */
+  public record Score(
+      WorkerId worker,
+      Role role,
+      int hits,
+      long activeBlocks,
+      double recentBlocks,
+      double weight,
+      double cost) {}
+}

@@ -1,0 +1,31 @@
+package io.infera.router.policy;
+
+/** The selectable policies ({@code --router-policy}). */
+public enum PolicyName {
+  /** Cache overlap against load: the default. */
+  KV_AWARE("kv-aware"),
+  /** Lowest in-flight plus recent load; ignores the cache. */
+  LEAST_LOADED("least-loaded"),
+  /** Each worker in turn. */
+  ROUND_ROBIN("round-robin");
+
+  private final String wireName;
+
+  PolicyName(String wireName) {
+    this.wireName = wireName;
+  }
+
+  public String wireName() {
+    return wireName;
+  }
+
+  public static PolicyName parse(String s) {
+    for (PolicyName p : values()) {
+      if (p.wireName.equals(s)) {
+        return p;
+      }
+    }
+    throw new IllegalArgumentException(
+        "unknown policy '" + s + "', expected one of kv-aware, least-loaded, round-robin");
+  }
+}

@@ -1,0 +1,116 @@
+package io.infera.router.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Picks one worker for a request. Implementations are pure: same inputs, same decision, no side
+ * effects; the caller books the winner afterwards.
+ */
+public sealed interface RoutingPolicy
+    permits RoutingPolicy.KvAware, RoutingPolicy.LeastLoaded, RoutingPolicy.RoundRobin {
+
+  /**
+   * @param candidates routable workers in a stable order (ties go to the earlier one); not empty
+   * @param overlap request blocks and per-worker cache hits
+   * @param load every candidate's load, and this pick's ticket
+   */
+  Decision select(List<Worker> candidates, Overlap overlap, LoadSnapshot load);
+
+  static RoutingPolicy of(PolicyConfig config) {
+    return switch (config.name()) {
+      case KV_AWARE -> new KvAware(config);
+      case LEAST_LOADED -> new LeastLoaded();
+      case ROUND_ROBIN -> new RoundRobin();
+    };
+  }
+
+  /**
+   * {@code cost(w) = weight(role) × (blocks − hits(w)) + active_blocks(w) + recent_blocks(w)};
+   * lowest cost wins, ties go to the lower load, then to the earlier candidate.
+   */
+  record KvAware(PolicyConfig config) implements RoutingPolicy {
+    @Override
+    public Decision select(List<Worker> candidates, Overlap overlap, LoadSnapshot load) {
+      requireCandidates(candidates);
+      int blocks = overlap.requestBlocks();
+      List<Decision.Score> scores = new ArrayList<>(candidates.size());
+      Decision.Score best = null;
+      for (Worker w : candidates) {
+        WorkerLoad l = load.of(w.id());
+        int hits = overlap.hits(w.id());
+        double weight = config.weightFor(w.role());
+        double cost = weight * (blocks - hits) + l.total();
+        Decision.Score s =
+            new Decision.Score(
+                w.id(), w.role(), hits, l.activeBlocks(), l.recentBlocks(), weight, cost);
+        scores.add(s);
+        if (best == null
+            || cost < best.cost()
+            || (cost == best.cost() && l.total() < best.activeBlocks() + best.recentBlocks())) {
+          best = s;
+        }
+      }
+      return new Decision(best.worker(), blocks, scores);
+    }
+  }
+
+  /** Lowest {@code active_blocks + recent_blocks}; ties to fewer in flight, then order. */
+  record LeastLoaded() implements RoutingPolicy {
+    @Override
+    public Decision select(List<Worker> candidates, Overlap overlap, LoadSnapshot load) {
+      requireCandidates(candidates);
+      List<Decision.Score> scores = new ArrayList<>(candidates.size());
+      Worker best = null;
+      WorkerLoad bestLoad = null;
+      for (Worker w : candidates) {
+        WorkerLoad l = load.of(w.id());
+        scores.add(
+            new Decision.Score(
+                w.id(),
+                w.role(),
+                overlap.hits(w.id()),
+                l.activeBlocks(),
+                l.recentBlocks(),
+                0,
+                l.total()));
+        if (best == null
+            || l.total() < bestLoad.total()
+            || (l.total() == bestLoad.total() && l.inFlight() < bestLoad.inFlight())) {
+          best = w;
+          bestLoad = l;
+        }
+      }
+      return new Decision(best.id(), overlap.requestBlocks(), scores);
+    }
+  }
+
+  /** Candidate number {@code ticket mod n}. */
+  record RoundRobin() implements RoutingPolicy {
+    @Override
+    public Decision select(List<Worker> candidates, Overlap overlap, LoadSnapshot load) {
+      requireCandidates(candidates);
+      List<Decision.Score> scores = new ArrayList<>(candidates.size());
+      for (Worker w : candidates) {
+        WorkerLoad l = load.of(w.id());
+        scores.add(
+            new Decision.Score(
+                w.id(),
+                w.role(),
+                overlap.hits(w.id()),
+                l.activeBlocks(),
+                l.recentBlocks(),
+                0,
+                l.total()));
+      }
+      int i = (int) Math.floorMod(load.ticket(), (long) candidates.size());
+      return new Decision(candidates.get(i).id(), overlap.requestBlocks(), scores);
+    }
+  }
+
+  private static void requireCandidates(List<Worker> candidates) {
+    if (candidates.isEmpty()) {
+      throw new IllegalArgumentException("no candidates to pick from");
+    }
+  }
+}

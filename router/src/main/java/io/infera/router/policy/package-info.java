@@ -1,0 +1,10 @@
+/**
+ * Worker selection: the cost model, the policies and in-flight load accounting.
+ *
+ * <p>Selection ({@link io.infera.router.policy.RoutingPolicy#select}) is pure and side-effect free:
+ * it reads a match result and a load snapshot and returns a decision with every candidate's score.
+ * Booking happens after the pick, in the request path, through {@link
+ * io.infera.router.policy.LoadTracker#book}, whose {@link io.infera.router.policy.Booking} is
+ * released exactly once whichever way the request ends.
+ */
+package io.infera.router.policy;

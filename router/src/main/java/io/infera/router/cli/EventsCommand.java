@@ -1,12 +1,8 @@
 package io.infera.router.cli;
 
-import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEvent;
-import io.infera.router.kv.KvEvent.AllBlocksCleared;
-import io.infera.router.kv.KvEvent.BlockRemoved;
-import io.infera.router.kv.KvEvent.BlockStored;
 import io.infera.router.kv.KvEventDecoder;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -82,7 +78,7 @@ final class EventsCommand implements Runnable {
       }
       PrintWriter out = spec.commandLine().getOut();
       for (KvEvent e : batch.events()) {
-        out.println(toJson(e, batch.rank()));
+        out.println(EventsJson.line(e, batch.rank()));
       }
       if (batch.unknownEvents() > 0) {
         err.println(
@@ -93,35 +89,5 @@ final class EventsCommand implements Runnable {
       out.flush();
       return 0;
     }
-  }
-
-  /** The decode output format, one line per event (keys in a fixed order). */
-  static String toJson(KvEvent e, int rank) {
-    Json j = new Json();
-    if (e instanceof BlockStored s) {
-      j.field("type", "BlockStored")
-          .field("dp_rank", rank)
-          .hashes("block_hashes", s.blockHashes())
-          .field("parent_block_hash", hexOrNull(s.parentBlockHash()))
-          .ints("token_ids", s.tokenIds())
-          .field("block_size", s.blockSize())
-          .field("lora_id", s.loraId())
-          .field("lora_name", s.loraName())
-          .field("medium", s.medium())
-          .field("group_idx", s.groupIdx())
-          .field("kv_cache_spec_kind", s.kvCacheSpecKind());
-    } else if (e instanceof BlockRemoved r) {
-      j.field("type", "BlockRemoved")
-          .field("dp_rank", rank)
-          .hashes("block_hashes", r.blockHashes())
-          .field("medium", r.medium());
-    } else if (e instanceof AllBlocksCleared) {
-      j.field("type", "AllBlocksCleared").field("dp_rank", rank);
-    }
-    return j.end();
-  }
-
-  private static String hexOrNull(Long h) {
-    return h == null ? null : BlockHasher.hex(h);
   }
 }

@@ -117,7 +117,7 @@ final class MsgpackCursor {
     }
     if (n > remaining()) {
       throw new EventDecodeException(
-          Kind.OVERSIZED,
+          sizeKind(n),
           field
               + ": array header announces "
               + n
@@ -147,7 +147,7 @@ final class MsgpackCursor {
     }
     if (2 * n > remaining()) {
       throw new EventDecodeException(
-          Kind.OVERSIZED,
+          sizeKind(2 * n),
           field
               + ": map header announces "
               + n
@@ -454,7 +454,7 @@ final class MsgpackCursor {
       throws EventDecodeException {
     if (len > (long) remaining() - header) {
       throw new EventDecodeException(
-          Kind.OVERSIZED,
+          sizeKind(len),
           field
               + ": "
               + what
@@ -464,6 +464,14 @@ final class MsgpackCursor {
               + Math.max(0, remaining() - header)
               + " remain");
     }
+  }
+
+  /**
+   * A size that cannot fit in what remains: larger than the whole input is {@code OVERSIZED} (a
+   * corrupt or hostile header), otherwise the input was cut short ({@code TRUNCATED}).
+   */
+  private Kind sizeKind(long announced) {
+    return announced > buf.length ? Kind.OVERSIZED : Kind.TRUNCATED;
   }
 
   private EventDecodeException wrongType(String field, String expected, int b) {

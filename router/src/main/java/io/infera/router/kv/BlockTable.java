@@ -79,6 +79,15 @@ final class BlockTable {
     }
   }
 
+  /**
+   * Writer: reads the hash's home slot (see {@link LongLongMap#touch}): issued for a batch of
+   * blocks before updating them, so their cache misses overlap.
+   */
+  long touch(long hash) {
+    Table t = table;
+    return t.keys[index(normalize(hash), t.capacity)];
+  }
+
   /** Writer: marks {@code slot} as holding {@code hash}; true when it did not before. */
   boolean set(long hash, int slot) {
     long k = normalize(hash);

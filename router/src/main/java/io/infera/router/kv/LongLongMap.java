@@ -78,6 +78,42 @@ public final class LongLongMap {
     return slot < 0 ? missing : valueAt(slot);
   }
 
+  /**
+   * Reads the key's home slot and returns what is there: called ahead of a batch of operations so
+   * that their cache misses overlap instead of queueing one after another.
+   */
+  public long touch(long key) {
+    return keys[index(key)];
+  }
+
+  /** Puts key → value only when key is absent; returns true when it did. One probe. */
+  public boolean putIfAbsent(long key, long value) {
+    if (key == 0) {
+      if (hasZero) {
+        return false;
+      }
+      hasZero = true;
+      zeroValue = value;
+      return true;
+    }
+    int i = index(key);
+    while (true) {
+      long cur = keys[i];
+      if (cur == key) {
+        return false;
+      }
+      if (cur == 0) {
+        keys[i] = key;
+        values[i] = value;
+        if (++size > maxFill) {
+          rehash(grown(capacity));
+        }
+        return true;
+      }
+      i = next(i);
+    }
+  }
+
   /** Puts key → value; returns true when the key was new. */
   public boolean put(long key, long value) {
     if (key == 0) {

@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class PrefixIndex {
 
   private static final long NO_SEQ = Long.MIN_VALUE;
+  // Blocks updated together: their slots are touched first so the cache misses overlap.
+  private static final int BATCH = 32;
 
   /** Writer-owned state of one source. */
   private static final class Source {
@@ -67,6 +69,9 @@ public final class PrefixIndex {
   private final List<Source> bySlot = new ArrayList<>();
   private final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
   private volatile Slots slots = new Slots(new Source[0], new SourceId[0], new long[1]);
+  // Writer-only scratch for a batch's router hashes, and a sink that keeps touches alive.
+  private long[] scratch = new long[BATCH];
+  private long sink;
 
   /**
    * @param pageSize the one block size of the fleet; events with another size are dropped
@@ -257,21 +262,32 @@ public final class PrefixIndex {
       }
       parent = src.engineToRouter.valueAt(at);
     }
+    long[] routers = scratch(hashes.length);
     for (int b = 0; b < hashes.length; b++) {
       parent = hasher.hashBlock(parent, tokens, b * pageSize);
-      store(src, hashes[b], parent);
+      routers[b] = parent;
+    }
+    LongLongMap map = src.engineToRouter;
+    for (int from = 0; from < hashes.length; from += BATCH) {
+      int to = Math.min(hashes.length, from + BATCH);
+      // Touch every slot this batch will update first: the misses then overlap.
+      long touched = 0;
+      for (int b = from; b < to; b++) {
+        touched += map.touch(hashes[b]) + table.touch(routers[b]);
+      }
+      sink += touched;
+      for (int b = from; b < to; b++) {
+        store(src, hashes[b], routers[b]);
+      }
     }
   }
 
   private void store(Source src, long engine, long router) {
-    LongLongMap map = src.engineToRouter;
-    int at = map.find(engine);
-    if (at >= 0) {
+    if (!src.engineToRouter.putIfAbsent(engine, router)) {
       // Same block stored again: one more reference, never a second view entry.
       src.extraRefs.addTo(engine, 1);
       return;
     }
-    map.put(engine, router);
     if (table.set(router, src.slot)) {
       src.blocks++;
     } else {
@@ -288,10 +304,44 @@ public final class PrefixIndex {
       count(DropReason.NON_FULL_ATTENTION, 1);
       return;
     }
+    long[] hashes = e.blockHashes();
+    LongLongMap map = src.engineToRouter;
+    long[] routers = scratch(Math.min(hashes.length, BATCH));
     long unknown = 0;
-    for (long engine : e.blockHashes()) {
-      if (!remove(src, engine)) {
-        unknown++;
+    for (int from = 0; from < hashes.length; from += BATCH) {
+      int to = Math.min(hashes.length, from + BATCH);
+      long touched = 0;
+      for (int b = from; b < to; b++) {
+        touched += map.touch(hashes[b]);
+      }
+      // Phase 1: drop the engine references; collect router hashes whose last one went.
+      int clear = 0;
+      for (int b = from; b < to; b++) {
+        long engine = hashes[b];
+        int at = map.find(engine);
+        if (at < 0) {
+          unknown++;
+          continue;
+        }
+        if (!src.extraRefs.isEmpty() && src.extraRefs.containsKey(engine)) {
+          src.extraRefs.addTo(engine, -1);
+          continue;
+        }
+        long router = map.valueAt(at);
+        map.removeAt(at);
+        if (!src.routerDups.isEmpty() && src.routerDups.containsKey(router)) {
+          src.routerDups.addTo(router, -1);
+          continue;
+        }
+        routers[clear++] = router;
+        touched += table.touch(router);
+      }
+      sink += touched;
+      // Phase 2: clear this source's bit in the shared table.
+      for (int i = 0; i < clear; i++) {
+        if (table.clear(routers[i], src.slot)) {
+          src.blocks--;
+        }
       }
     }
     if (unknown > 0) {
@@ -299,26 +349,11 @@ public final class PrefixIndex {
     }
   }
 
-  private boolean remove(Source src, long engine) {
-    LongLongMap map = src.engineToRouter;
-    int at = map.find(engine);
-    if (at < 0) {
-      return false;
+  private long[] scratch(int n) {
+    if (scratch.length < n) {
+      scratch = new long[Math.max(n, scratch.length * 2)];
     }
-    if (!src.extraRefs.isEmpty() && src.extraRefs.containsKey(engine)) {
-      src.extraRefs.addTo(engine, -1);
-      return true;
-    }
-    long router = map.valueAt(at);
-    map.removeAt(at);
-    if (!src.routerDups.isEmpty() && src.routerDups.containsKey(router)) {
-      src.routerDups.addTo(router, -1);
-      return true;
-    }
-    if (table.clear(router, src.slot)) {
-      src.blocks--;
-    }
-    return true;
+    return scratch;
   }
 
   private void clearView(Source src) {

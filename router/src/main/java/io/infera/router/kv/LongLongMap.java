@@ -88,45 +88,30 @@ public final class LongLongMap {
 
   /** Puts key → value only when key is absent; returns true when it did. One probe. */
   public boolean putIfAbsent(long key, long value) {
-    if (key == 0) {
-      if (hasZero) {
-        return false;
-      }
-      hasZero = true;
-      zeroValue = value;
-      return true;
-    }
-    int i = index(key);
-    while (true) {
-      long cur = keys[i];
-      if (cur == key) {
-        return false;
-      }
-      if (cur == 0) {
-        keys[i] = key;
-        values[i] = value;
-        if (++size > maxFill) {
-          rehash(grown(capacity));
-        }
-        return true;
-      }
-      i = next(i);
-    }
+    return insert(key, value, false);
   }
 
   /** Puts key → value; returns true when the key was new. */
   public boolean put(long key, long value) {
+    return insert(key, value, true);
+  }
+
+  private boolean insert(long key, long value, boolean overwrite) {
     if (key == 0) {
       boolean added = !hasZero;
-      hasZero = true;
-      zeroValue = value;
+      if (added || overwrite) {
+        hasZero = true;
+        zeroValue = value;
+      }
       return added;
     }
     int i = index(key);
     while (true) {
       long cur = keys[i];
       if (cur == key) {
-        values[i] = value;
+        if (overwrite) {
+          values[i] = value;
+        }
         return false;
       }
       if (cur == 0) {

@@ -1,0 +1,183 @@
+package io.infera.router.tokenize.jinja;
+
+import java.time.Clock;
+import java.time.LocalDateTime;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A parsed chat template: parse once, render many times from any thread.
+ *
+ * <p>{@link #render} takes the variables {@code apply_chat_template} passes ({@code messages},
+ * {@code tools}, {@code documents}, {@code add_generation_prompt}, the special tokens, extra
+ * keyword arguments) as plain Java values (maps, lists, strings, numbers, booleans, null) and
+ * returns exactly what Python's Jinja2 renders.
+ */
+public final class JinjaTemplate {
+
+  private final String source;
+  private final List<Ast.Node> body;
+
+  private JinjaTemplate(String source, List<Ast.Node> body) {
+    this.source = source;
+    this.body = body;
+  }
+
+  /**
+   * @throws TemplateException of kind {@code SYNTAX} when the template does not parse
+   */
+  public static JinjaTemplate parse(String source) {
+    Objects.requireNonNull(source, "source");
+    return new JinjaTemplate(source, Parser.parse(source));
+  }
+
+  public String source() {
+    return source;
+  }
+
+  /** Renders with the system clock for {@code strftime_now}. */
+  public String render(Map<String, ?> variables) {
+    return render(variables, Clock.systemDefaultZone());
+  }
+
+  /**
+   * @param clock the instant {@code strftime_now} formats (tests pin it)
+   * @throws TemplateException when rendering fails ({@code raise_exception}, undefined values,
+   *     sandbox violations, type errors)
+   */
+  public String render(Map<String, ?> variables, Clock clock) {
+    Map<String, Object> context = new HashMap<>();
+    for (Map.Entry<String, ?> e : variables.entrySet()) {
+      context.put(e.getKey(), Py.from(e.getValue()));
+    }
+    try {
+      return new Renderer(globals(clock)).render(body, context);
+    } catch (StackOverflowError e) {
+      throw TemplateException.runtime("template recursion too deep");
+    }
+  }
+
+  /** Jinja's {@code cycler(*items)}: {@code next()}, {@code reset()}, {@code current}. */
+  private static final class Cycler implements Py.Attrs {
+    private final List<Object> items;
+    private int pos;
+
+    Cycler(List<Object> items) {
+      if (items.isEmpty()) {
+        throw new TemplateException(
+            TemplateException.Kind.RUNTIME, "at least one item has to be provided");
+      }
+      this.items = List.copyOf(items);
+    }
+
+    @Override
+    public Object attr(String name) {
+      return switch (name) {
+        case "current" -> items.get(pos);
+        case "next" ->
+            (Py.Callable)
+                (a, k) -> {
+                  Object v = items.get(pos);
+                  pos = (pos + 1) % items.size();
+                  return v;
+                };
+        case "reset" ->
+            (Py.Callable)
+                (a, k) -> {
+                  pos = 0;
+                  return null;
+                };
+        default -> Py.Undefined.of(this, name);
+      };
+    }
+  }
+
+  private static Map<String, Object> globals(Clock clock) {
+    Map<String, Object> g = new HashMap<>();
+    g.put(
+        "raise_exception",
+        (Py.Callable)
+            (args, kw) -> {
+              Object msg = args.isEmpty() ? kw.get("message") : args.get(0);
+              throw new TemplateException(TemplateException.Kind.RAISED, Py.str(msg));
+            });
+    g.put(
+        "strftime_now",
+        (Py.Callable)
+            (args, kw) ->
+                Strftime.format(
+                    Py.str(args.isEmpty() ? kw.get("format") : args.get(0)),
+                    LocalDateTime.now(clock)));
+    g.put(
+        "range",
+        (Py.Callable)
+            (args, kw) -> {
+              long start = 0;
+              long stop;
+              long step = 1;
+              if (args.size() == 1) {
+                stop = Py.toLong(args.get(0));
+              } else if (args.size() >= 2) {
+                start = Py.toLong(args.get(0));
+                stop = Py.toLong(args.get(1));
+                if (args.size() > 2) {
+                  step = Py.toLong(args.get(2));
+                }
+              } else {
+                throw TemplateException.runtime("range expected at least 1 argument, got 0");
+              }
+              if (step == 0) {
+                throw TemplateException.runtime("range() arg 3 must not be zero");
+              }
+              Py.Range r = new Py.Range(start, stop, step);
+              if (r.size() > 100_000) {
+                throw TemplateException.security(
+                    "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+              }
+              return r;
+            });
+    g.put(
+        "dict",
+        (Py.Callable)
+            (args, kw) -> {
+              Map<Object, Object> m = new LinkedHashMap<>();
+              if (!args.isEmpty() && args.get(0) instanceof Map<?, ?> src) {
+                m.putAll(src);
+              }
+              m.putAll(kw);
+              return m;
+            });
+    g.put(
+        "namespace",
+        (Py.Callable)
+            (args, kw) -> {
+              Py.Namespace ns = new Py.Namespace();
+              if (!args.isEmpty() && args.get(0) instanceof Map<?, ?> src) {
+                src.forEach((k, v) -> ns.attrs.put(Py.str(k), v));
+              }
+              ns.attrs.putAll(kw);
+              return ns;
+            });
+    g.put("cycler", (Py.Callable) (args, kw) -> new Cycler(args));
+    g.put(
+        "joiner",
+        (Py.Callable)
+            (args, kw) -> {
+              String sep =
+                  args.isEmpty() ? Py.str(kw.getOrDefault("sep", ", ")) : Py.str(args.get(0));
+              boolean[] used = {false};
+              return (Py.Callable)
+                  (a2, k2) -> {
+                    if (!used[0]) {
+                      used[0] = true;
+                      return "";
+                    }
+                    return sep;
+                  };
+            });
+    return g;
+  }
+}

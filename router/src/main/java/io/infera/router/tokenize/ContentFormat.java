@@ -13,7 +13,7 @@ public enum ContentFormat {
 
   private static final Pattern LOOPS_OVER_CONTENT =
       Pattern.compile(
-          "\\{%-?\\s*for\\s+\\w+\\s+in\\s+[\\w.\\[\\]'\"]*?(\\[\\s*['\"]content['\"]\\s*\\]|\\.content)\\b");
+          "\\{%-?\\s*for\\s+\\w+\\s+in\\s+[\\w.\\[\\]'\"]*?(\\[\\s*['\"]content['\"]\\s*\\]|\\.content(?!\\w))");
 
   /** vLLM's detection: a template iterating over a message's content wants the OpenAI shape. */
   public static ContentFormat detect(String templateSource) {

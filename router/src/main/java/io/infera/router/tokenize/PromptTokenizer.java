@@ -110,6 +110,16 @@ public final class PromptTokenizer implements AutoCloseable {
     long t0 = System.nanoTime();
     String text = render(input);
     long t1 = System.nanoTime();
+    Tokenized t = encodeRenderedText(text);
+    return new Tokenized(t.ids(), text, t.reusedTokens(), t1 - t0, t.encodeNanos());
+  }
+
+  /**
+   * Encodes an already rendered chat text without added special tokens, reusing (and then
+   * remembering) cached prefixes when reuse is on.
+   */
+  public Tokenized encodeRenderedText(String text) {
+    long t1 = System.nanoTime();
     int[] ids;
     int reused = 0;
     if (cache == null) {
@@ -128,7 +138,7 @@ public final class PromptTokenizer implements AutoCloseable {
       cache.remember(scan, ids);
     }
     long t2 = System.nanoTime();
-    return new Tokenized(ids, text, reused, t1 - t0, t2 - t1);
+    return new Tokenized(ids, text, reused, 0, t2 - t1);
   }
 
   /** Encodes rendered chat text without reuse (tests compare against it). */
@@ -180,7 +190,7 @@ public final class PromptTokenizer implements AutoCloseable {
     for (HfTokenizer.AddedToken t : tokenizer.addedTokens()) {
       if (t.special() && t.isCleanBoundary() && n++ < 8) {
         String s = t.content();
-        probes.add("a" + s + "  b\n\n c " + s + "\n\n" + s + " d" + s + "\t\u00a0x");
+        probes.add("a" + s + "b" + s + "  b\n\n c " + s + "\n\n" + s + " d" + s + "\t\u00a0x");
       }
     }
     for (String text : probes) {

@@ -374,7 +374,7 @@ final class Filters {
       case "indent":
         {
           Object width = a.get(0, "width", 4L);
-          String ind = width instanceof String s ? s : " ".repeat((int) Py.toLong(width));
+          String ind = width instanceof String s ? s : PyString.repeat(" ", Py.toLong(width));
           boolean first = Py.truthy(a.get(1, "first", false));
           boolean blank = Py.truthy(a.get(2, "blank", false));
           String s = Py.str(v) + "\n";

@@ -351,7 +351,7 @@ final class Methods {
             String ch = (String) o;
             if (ch.equals("\t")) {
               int spaces = tab > 0 ? (int) (tab - col % tab) : 0;
-              sb.append(" ".repeat(spaces));
+              sb.append(PyString.repeat(" ", spaces));
               col += spaces;
             } else {
               sb.append(ch);

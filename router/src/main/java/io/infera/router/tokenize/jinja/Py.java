@@ -629,8 +629,17 @@ final class Py {
         }
         if (isInt(b)) {
           long n = Math.max(0, toLong(b));
+          long size =
+              a instanceof String s0
+                  ? s0.length()
+                  : a instanceof List<?> l0
+                      ? l0.size()
+                      : a instanceof Tuple t0 ? t0.items().size() : 0;
+          if (size > 0 && n > Renderer.MAX_OUTPUT / size) {
+            throw TemplateException.runtime("repetition result too large");
+          }
           if (a instanceof String s) {
-            return s.repeat((int) n);
+            return PyString.repeat(s, n);
           }
           if (a instanceof List<?> l) {
             List<Object> out = new ArrayList<>();

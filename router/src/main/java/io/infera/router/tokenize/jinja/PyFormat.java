@@ -71,6 +71,7 @@ final class PyFormat {
 
   /** {@code format(x, '.{prec}f')}: exact binary value rounded half-even, like Python. */
   static String fixed(double x, int prec) {
+    checkPrecision(prec);
     if (Double.isNaN(x) || Double.isInfinite(x)) {
       return floatRepr(x);
     }
@@ -85,6 +86,7 @@ final class PyFormat {
 
   /** {@code format(x, '.{prec}e')}. */
   static String exponent(double x, int prec, boolean upper) {
+    checkPrecision(prec);
     if (Double.isNaN(x) || Double.isInfinite(x)) {
       String r = floatRepr(x);
       return upper ? r.toUpperCase(Locale.ROOT) : r;
@@ -94,13 +96,13 @@ final class PyFormat {
     String digits;
     int exp;
     if (abs.signum() == 0) {
-      digits = "0".repeat(prec + 1);
+      digits = PyString.repeat("0", prec + 1L);
       exp = 0;
     } else {
       BigDecimal r = abs.round(new MathContext(prec + 1, RoundingMode.HALF_EVEN));
       String unscaled = r.unscaledValue().toString();
       exp = unscaled.length() - 1 - r.scale();
-      digits = (unscaled + "0".repeat(prec + 1)).substring(0, prec + 1);
+      digits = (unscaled + PyString.repeat("0", prec + 1L)).substring(0, prec + 1);
     }
     StringBuilder sb = new StringBuilder(sign).append(digits.charAt(0));
     if (prec > 0) {
@@ -113,6 +115,7 @@ final class PyFormat {
 
   /** {@code format(x, '.{prec}g')}. */
   static String general(double x, int prec, boolean upper, boolean alternate) {
+    checkPrecision(prec);
     if (Double.isNaN(x) || Double.isInfinite(x)) {
       String r = floatRepr(x);
       return upper ? r.toUpperCase(Locale.ROOT) : r;
@@ -141,10 +144,24 @@ final class PyFormat {
     return out;
   }
 
+  private static void checkPrecision(int prec) {
+    if (prec > 10_000) {
+      throw TemplateException.runtime("precision too large");
+    }
+  }
+
   // ------------------------------------------------------------------ printf-style %
 
   /** {@code fmt % args}: a tuple supplies several values, a dict named ones. */
   static String percent(String fmt, Object args) {
+    try {
+      return percentUnchecked(fmt, args);
+    } catch (NumberFormatException | IndexOutOfBoundsException e) {
+      throw TemplateException.runtime("invalid % format string " + Py.repr(fmt));
+    }
+  }
+
+  private static String percentUnchecked(String fmt, Object args) {
     List<Object> values;
     Map<?, ?> mapping = null;
     if (args instanceof Py.Tuple t) {
@@ -313,7 +330,7 @@ final class PyFormat {
     int len = Py.len(body);
     if (width > len) {
       if (left) {
-        body = body + " ".repeat(width - len);
+        body = body + PyString.repeat(" ", width - len);
       } else if (zero && numeric) {
         int signLen = body.startsWith("-") || body.startsWith("+") || body.startsWith(" ") ? 1 : 0;
         if (body.startsWith("0x", signLen)
@@ -321,9 +338,12 @@ final class PyFormat {
             || body.startsWith("0o", signLen)) {
           signLen += 2;
         }
-        body = body.substring(0, signLen) + "0".repeat(width - len) + body.substring(signLen);
+        body =
+            body.substring(0, signLen)
+                + PyString.repeat("0", width - len)
+                + body.substring(signLen);
       } else {
-        body = " ".repeat(width - len) + body;
+        body = PyString.repeat(" ", width - len) + body;
       }
     }
     return body;
@@ -365,6 +385,14 @@ final class PyFormat {
 
   /** Python's {@code str.format(*args, **kwargs)}. */
   static String format(String fmt, List<Object> args, Map<String, Object> kwargs) {
+    try {
+      return formatUnchecked(fmt, args, kwargs);
+    } catch (NumberFormatException | IndexOutOfBoundsException e) {
+      throw TemplateException.runtime("invalid format string " + Py.repr(fmt));
+    }
+  }
+
+  private static String formatUnchecked(String fmt, List<Object> args, Map<String, Object> kwargs) {
     StringBuilder sb = new StringBuilder();
     int auto = 0;
     boolean manual = false;
@@ -444,6 +472,9 @@ final class PyFormat {
             rest = rest.substring(e);
           } else {
             int e = rest.indexOf(']');
+            if (e < 0) {
+              throw TemplateException.runtime("Missing ']' in format string");
+            }
             String key = rest.substring(1, e);
             Object k =
                 key.chars().allMatch(Character::isDigit) && !key.isEmpty()
@@ -459,7 +490,7 @@ final class PyFormat {
           value = Py.str(value);
         }
         if (spec.contains("{")) {
-          spec = format(spec, args, kwargs);
+          spec = formatUnchecked(spec, args, kwargs);
         }
         sb.append(formatValue(value, spec));
       } else if (c == '}') {
@@ -605,7 +636,10 @@ final class PyFormat {
     if (width > len) {
       if (align == '=') {
         int signLen = !body.isEmpty() && "+- ".indexOf(body.charAt(0)) >= 0 ? 1 : 0;
-        body = body.substring(0, signLen) + fill.repeat(width - len) + body.substring(signLen);
+        body =
+            body.substring(0, signLen)
+                + PyString.repeat(fill, width - len)
+                + body.substring(signLen);
       } else {
         body = PyString.pad(body, width, align, fill);
       }

@@ -22,7 +22,7 @@ final class PyJson {
     if (indent instanceof String s) {
       indentStr = s;
     } else if (indent != null && Py.isInt(indent)) {
-      indentStr = " ".repeat((int) Math.max(0, Py.toLong(indent)));
+      indentStr = PyString.repeat(" ", Py.toLong(indent));
     }
     String itemSep = indentStr != null ? "," : ", ";
     String keySep = ": ";
@@ -101,7 +101,7 @@ final class PyJson {
 
     private void newline(StringBuilder sb, int depth) {
       if (indent != null) {
-        sb.append('\n').append(indent.repeat(depth));
+        sb.append('\n').append(PyString.repeat(indent, depth));
       }
     }
 

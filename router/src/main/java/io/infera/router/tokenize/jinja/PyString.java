@@ -351,8 +351,22 @@ final class PyString {
     return i < 0 ? -1 : s.codePointCount(0, i);
   }
 
+  /** {@code s * n} with the render's size bound (no overflow, no giant allocation). */
+  static String repeat(String s, long n) {
+    if (n <= 0 || s.isEmpty()) {
+      return "";
+    }
+    if (n > Renderer.MAX_OUTPUT / s.length()) {
+      throw TemplateException.runtime("result too large (" + n + " repetitions)");
+    }
+    return s.repeat((int) n);
+  }
+
   static String pad(String s, long width, char align, String fill) {
     int len = Py.len(s);
+    if (width > Renderer.MAX_OUTPUT) {
+      throw TemplateException.runtime("width " + width + " too large");
+    }
     if (width <= len) {
       return s;
     }
@@ -363,7 +377,7 @@ final class PyString {
       case '>' -> left = total;
       default -> left = total / 2 + (total & (int) width & 1);
     }
-    return fill.repeat(left) + s + fill.repeat(total - left);
+    return repeat(fill, left) + s + repeat(fill, total - left);
   }
 
   static String zfill(String s, long width) {
@@ -371,7 +385,7 @@ final class PyString {
     if (width <= len) {
       return s;
     }
-    String zeros = "0".repeat((int) width - len);
+    String zeros = repeat("0", width - len);
     if (!s.isEmpty() && (s.charAt(0) == '+' || s.charAt(0) == '-')) {
       return s.charAt(0) + zeros + s.substring(1);
     }

@@ -44,8 +44,16 @@ final class Renderer {
 
   private static final Object NOTHING = new Object();
 
+  /** Loop iterations a render may run: a template must not hang the router. */
+  static final long MAX_STEPS = 5_000_000;
+
+  /** Characters a render may produce (including nested macro and set bodies). */
+  static final long MAX_OUTPUT = 256L << 20;
+
   private final Map<String, Object> globals;
   private int depth;
+  private long steps;
+  private long produced;
 
   Renderer(Map<String, Object> globals) {
     this.globals = globals;
@@ -74,14 +82,10 @@ final class Renderer {
 
   private int exec(Node node, Scope scope, StringBuilder out) {
     if (node instanceof Ast.Text t) {
-      out.append(t.text());
+      emit(out, t.text());
     } else if (node instanceof Ast.Output o) {
       Object v = eval(o.expr(), scope);
-      if (v instanceof String s) {
-        out.append(s);
-      } else {
-        out.append(Py.str(v));
-      }
+      emit(out, v instanceof String s ? s : Py.str(v));
     } else if (node instanceof Ast.If i) {
       for (int k = 0; k < i.conditions().size(); k++) {
         if (Py.truthy(eval(i.conditions().get(k), scope))) {
@@ -134,12 +138,27 @@ final class Renderer {
     return NORMAL;
   }
 
+  private void emit(StringBuilder out, String s) {
+    produced += s.length();
+    if (produced > MAX_OUTPUT) {
+      throw TemplateException.runtime("template output exceeds " + MAX_OUTPUT + " characters");
+    }
+    out.append(s);
+  }
+
+  private void step() {
+    if (++steps > MAX_STEPS) {
+      throw TemplateException.runtime("template exceeds " + MAX_STEPS + " loop iterations");
+    }
+  }
+
   private void execFor(Ast.For f, Object iterable, Scope scope, StringBuilder out, int level) {
     if (iterable instanceof Py.Undefined u && u.failKind == Kind.SECURITY) {
       throw u.fail();
     }
     List<Object> items = new ArrayList<>();
     for (Object o : Py.iterate(iterable)) {
+      step();
       if (f.filter() != null) {
         Scope probe = new Scope(scope);
         assign(f.target(), o, probe);
@@ -154,6 +173,7 @@ final class Renderer {
     // when no iteration reached the end (first one broke, or every one continued).
     boolean completed = false;
     for (int i = 0; i < items.size(); i++) {
+      step();
       loop.index0 = i;
       Scope iter = new Scope(scope);
       iter.vars.put("loop", loop);

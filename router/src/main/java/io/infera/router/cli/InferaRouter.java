@@ -11,7 +11,12 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Version.class,
     description = "KV-cache-aware router for LLM inference: tools and servers.",
-    subcommands = {HashCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      HashCommand.class,
+      EventsCommand.class,
+      TokenizeCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class InferaRouter implements Runnable {
 
   @Spec CommandSpec spec;

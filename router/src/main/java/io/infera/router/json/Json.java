@@ -131,7 +131,10 @@ public final class Json {
       return "";
     }
     int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+    String line = nl < 0 ? s : s.substring(0, nl);
+    // Jackson appends source descriptions that say nothing to a user.
+    return line.replaceAll("\\s*\\(start marker at \\[Source: [^\\]]*\\]\\)", "")
+        .replaceAll("\\s*\\[Source: [^\\]]*\\]", "");
   }
 
   /** Compact JSON of a value built from maps, lists, strings, numbers, booleans and null. */

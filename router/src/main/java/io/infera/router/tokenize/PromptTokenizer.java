@@ -93,6 +93,25 @@ public final class PromptTokenizer implements AutoCloseable {
     return reuseDisabledReason;
   }
 
+  /**
+   * Tokenizes any prompt as vLLM would; empty for a batch (route it by load).
+   *
+   * @throws TokenizerException when a chat needs a template the model does not have
+   * @throws io.infera.router.tokenize.jinja.TemplateException when the template fails
+   */
+  public java.util.Optional<Tokenized> tokenize(Prompt prompt) throws TokenizerException {
+    if (prompt instanceof Prompt.Text t) {
+      return java.util.Optional.of(encodeText(t.text()));
+    }
+    if (prompt instanceof Prompt.Tokens t) {
+      return java.util.Optional.of(new Tokenized(t.ids().clone(), null, 0, 0, 0));
+    }
+    if (prompt instanceof Prompt.Chat c) {
+      return java.util.Optional.of(encodeChat(c.input()));
+    }
+    return java.util.Optional.empty();
+  }
+
   /** A completion prompt: encoded with the tokenizer's special tokens (BOS, …). */
   public Tokenized encodeText(String prompt) {
     long t0 = System.nanoTime();

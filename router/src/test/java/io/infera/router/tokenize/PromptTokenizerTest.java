@@ -36,6 +36,23 @@ class PromptTokenizerTest {
   }
 
   @Test
+  void everyPromptShapeIsHandledAsVllmDoes() throws Exception {
+    try (PromptTokenizer t = tiny("tiny-bos")) {
+      assertThat(t.tokenize(new Prompt.Text("hello")).orElseThrow().ids()).containsExactly(1, 4);
+      assertThat(t.tokenize(new Prompt.Tokens(new int[] {9, 8, 7})).orElseThrow().ids())
+          .containsExactly(9, 8, 7);
+      assertThat(
+              t.tokenize(
+                      new Prompt.Chat(
+                          ChatInput.of(List.of(Map.of("role", "user", "content", "world")))))
+                  .orElseThrow()
+                  .ids())
+          .containsExactly(1, 6, 8, 5, 2, 7, 8);
+      assertThat(t.tokenize(new Prompt.Batch(List.of("a", "b")))).isEmpty();
+    }
+  }
+
+  @Test
   void namedTemplatesPickToolUseWhenToolsAreGiven() throws Exception {
     try (PromptTokenizer t = tiny("tiny-bos")) {
       List<Object> msgs = List.of(Map.of("role", "user", "content", "hello"));

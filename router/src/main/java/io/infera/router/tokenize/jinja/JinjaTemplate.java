@@ -34,6 +34,30 @@ public final class JinjaTemplate {
     return new JinjaTemplate(source, Parser.parse(source));
   }
 
+  private static final int CACHE_SIZE = 64;
+  private static final Map<String, JinjaTemplate> CACHE =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, JinjaTemplate> eldest) {
+          return size() > CACHE_SIZE;
+        }
+      };
+
+  /** Parses once per distinct source (bounded LRU): for templates that arrive per request. */
+  public static JinjaTemplate parseCached(String source) {
+    synchronized (CACHE) {
+      JinjaTemplate t = CACHE.get(source);
+      if (t != null) {
+        return t;
+      }
+    }
+    JinjaTemplate t = parse(source);
+    synchronized (CACHE) {
+      CACHE.put(source, t);
+    }
+    return t;
+  }
+
   public String source() {
     return source;
   }

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
       HashCommand.class,
       EventsCommand.class,
       TokenizeCommand.class,
+      ServeCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class InferaRouter implements Runnable {

@@ -4,6 +4,11 @@ package io.infera.router.policy;
 public enum PolicyName {
   /** Cache overlap against load: the default. */
   KV_AWARE("kv-aware"),
+  /**
+   * Cache overlap against load like kv-aware, but the overlap is learned from the router's own
+   * routing history (for engines that publish no KV events).
+   */
+  APPROX_PREFIX("approx-prefix"),
   /** Lowest in-flight plus recent load; ignores the cache. */
   LEAST_LOADED("least-loaded"),
   /** Each worker in turn. */
@@ -26,6 +31,8 @@ public enum PolicyName {
       }
     }
     throw new IllegalArgumentException(
-        "unknown policy '" + s + "', expected one of kv-aware, least-loaded, round-robin");
+        "unknown policy '"
+            + s
+            + "', expected one of kv-aware, approx-prefix, least-loaded, round-robin");
   }
 }

@@ -19,7 +19,7 @@ public sealed interface RoutingPolicy
 
   static RoutingPolicy of(PolicyConfig config) {
     return switch (config.name()) {
-      case KV_AWARE -> new KvAware(config);
+      case KV_AWARE, APPROX_PREFIX -> new KvAware(config);
       case LEAST_LOADED -> new LeastLoaded();
       case ROUND_ROBIN -> new RoundRobin();
     };

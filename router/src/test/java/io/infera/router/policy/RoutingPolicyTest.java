@@ -140,7 +140,7 @@ class RoutingPolicyTest {
     assertThatThrownBy(() -> new PolicyConfig(PolicyName.KV_AWARE, 1, Double.NaN, null))
         .hasMessageContaining("prefillOverlapWeight");
     assertThatThrownBy(() -> PolicyName.parse("random"))
-        .hasMessageContaining("kv-aware, least-loaded, round-robin");
+        .hasMessageContaining("kv-aware, approx-prefix, least-loaded, round-robin");
     assertThatThrownBy(() -> Role.parse("encode")).hasMessageContaining("mixed, prefill, decode");
     assertThatThrownBy(
             () ->

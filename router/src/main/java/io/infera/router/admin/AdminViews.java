@@ -1,0 +1,196 @@
+package io.infera.router.admin;
+
+import io.infera.router.config.RouterConfig;
+import io.infera.router.kv.BlockHasher;
+import io.infera.router.kv.DropReason;
+import io.infera.router.kv.IndexStats;
+import io.infera.router.kv.WorkerId;
+import io.infera.router.policy.Decision;
+import io.infera.router.policy.WorkerLoad;
+import io.infera.router.routing.Fleet;
+import io.infera.router.routing.RequestAnalyzer;
+import io.infera.router.routing.RoutePlan;
+import io.infera.router.routing.RouterRuntime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** JSON documents of the admin endpoints, as plain maps (the HTTP layer serializes them). */
+public final class AdminViews {
+
+  private AdminViews() {}
+
+  /** {@code GET /v1/models}. */
+  public static Map<String, Object> models(RouterRuntime rt) {
+    RouterConfig c = rt.config();
+    List<Object> data = new ArrayList<>();
+    data.add(model(c.model(), rt.startedAtMillis() / 1000, null));
+    for (String lora : c.loraAdapters()) {
+      data.add(model(lora, rt.startedAtMillis() / 1000, c.model()));
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("object", "list");
+    out.put("data", data);
+    return out;
+  }
+
+  private static Map<String, Object> model(String id, long created, String parent) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", id);
+    m.put("object", "model");
+    m.put("created", created);
+    m.put("owned_by", "infera");
+    m.put("root", parent == null ? id : parent);
+    m.put("parent", parent);
+    return m;
+  }
+
+  /** {@code GET /v1/workers}. */
+  public static Map<String, Object> workers(RouterRuntime rt) {
+    IndexStats stats = rt.index().stats();
+    List<Object> list = new ArrayList<>();
+    for (Fleet.Member m : rt.fleet().members()) {
+      list.add(worker(rt, m, stats));
+    }
+    return Map.of("workers", list);
+  }
+
+  private static Map<String, Object> worker(RouterRuntime rt, Fleet.Member m, IndexStats stats) {
+    WorkerLoad l = rt.load().load(m.info().id());
+    Map<String, Object> w = new LinkedHashMap<>();
+    w.put("id", m.info().id().value());
+    w.put("url", m.info().url());
+    w.put("pool", m.info().pool());
+    w.put("role", m.info().role().wireName());
+    w.put("engine", m.info().engine());
+    w.put("dp_size", m.info().dpSize());
+    w.put("readiness", m.info().readiness().name().toLowerCase(java.util.Locale.ROOT));
+    w.put("healthy", m.healthy());
+    w.put("breaker", m.breaker().state().name().toLowerCase(java.util.Locale.ROOT));
+    w.put("in_flight", l.inFlight());
+    w.put("active_blocks", l.activeBlocks());
+    w.put("recent_blocks", round(l.recentBlocks()));
+    w.put("indexed_blocks", stats.blocksPerWorker().getOrDefault(m.info().id(), 0L));
+    w.put("kv_batches_applied", rt.ingest().applied(m.info().id()));
+    return w;
+  }
+
+  /** {@code GET /v1/admin/cache-view/{worker}}, or null for an unknown worker. */
+  public static Map<String, Object> cacheView(RouterRuntime rt, String worker) {
+    WorkerId id = WorkerId.of(worker);
+    IndexStats stats = rt.index().stats();
+    List<Object> ranks = new ArrayList<>();
+    long blocks = 0;
+    for (IndexStats.SourceStats s : stats.sources()) {
+      if (s.source().worker().equals(id)) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("dp_rank", s.source().dpRank());
+        r.put("block_count", s.blocks());
+        r.put("last_seq", s.lastSeq());
+        r.put("degraded", s.degraded());
+        r.put("batches", s.batches());
+        ranks.add(r);
+        blocks += s.blocks();
+      }
+    }
+    if (ranks.isEmpty() && rt.fleet().member(id) == null) {
+      return null;
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("worker_id", worker);
+    out.put("block_count", blocks);
+    out.put("ranks", ranks);
+    return out;
+  }
+
+  /** {@code GET /v1/admin/status}. */
+  public static Map<String, Object> status(RouterRuntime rt) {
+    RouterConfig c = rt.config();
+    IndexStats stats = rt.index().stats();
+    Map<String, Object> out = new LinkedHashMap<>();
+    List<String> notReady = rt.notReadyReasons();
+    out.put("ready", notReady.isEmpty());
+    out.put("not_ready_reasons", notReady);
+    out.put("model", c.model());
+    out.put("page_size", c.pageSize());
+    out.put("policy", c.policy().name().wireName());
+    out.put("overlap_weight", c.policy().overlapWeight());
+    out.put("discovery", rt.discovery().name());
+    out.put("events_transport", rt.transport().name());
+    List<Object> workers = new ArrayList<>();
+    for (Fleet.Member m : rt.fleet().members()) {
+      workers.add(worker(rt, m, stats));
+    }
+    out.put("workers", workers);
+    List<Object> sources = new ArrayList<>();
+    for (IndexStats.SourceStats s : stats.sources()) {
+      Map<String, Object> src = new LinkedHashMap<>();
+      src.put("worker_id", s.source().worker().value());
+      src.put("dp_rank", s.source().dpRank());
+      src.put("block_count", s.blocks());
+      src.put("last_seq", s.lastSeq());
+      src.put("degraded", s.degraded());
+      src.put("batches", s.batches());
+      sources.add(src);
+    }
+    out.put("sources", sources);
+    Map<String, Object> idx = new LinkedHashMap<>();
+    idx.put("entries", stats.entries());
+    idx.put("degraded_sources", stats.degradedSources());
+    Map<String, Object> dropped = new LinkedHashMap<>();
+    for (DropReason r : DropReason.values()) {
+      dropped.put(r.label(), stats.dropped(r));
+    }
+    idx.put("dropped", dropped);
+    idx.put("unknown_source_messages", rt.ingest().unknownSourceMessages());
+    idx.put("writer_backlog", rt.ingest().backlog());
+    out.put("index", idx);
+    var ratio = rt.metrics().registry().find("infera.routing.predicted.hit.ratio").summary();
+    out.put("hit_ratio", ratio == null || ratio.count() == 0 ? null : round(ratio.mean()));
+    Map<String, Object> tok = new LinkedHashMap<>();
+    tok.put("mode", c.tokenizer().mode().name().toLowerCase(java.util.Locale.ROOT));
+    tok.put("path", c.tokenizer().path());
+    if (rt.tokenizer() != null) {
+      tok.put("prefix_reuse_off_reason", rt.tokenizer().reuseDisabledReason());
+      tok.put("prefix_cache", rt.tokenizer().cacheStats());
+    }
+    out.put("tokenizer", tok);
+    return out;
+  }
+
+  /** {@code POST /v1/admin/explain}: the decision, nothing booked. */
+  public static Map<String, Object> explain(RequestAnalyzer.Analyzed a, RoutePlan plan) {
+    Decision d = plan.decision();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("request_blocks", d.requestBlocks());
+    out.put("prompt_tokens", a.tokens());
+    out.put("tokenize_failure", a.tokenizeFailure());
+    out.put("picked", d.winner().value());
+    out.put("picked_dp_rank", plan.dpRank());
+    List<Object> workers = new ArrayList<>();
+    for (Decision.Score s : d.scores()) {
+      Map<String, Object> w = new LinkedHashMap<>();
+      w.put("worker_id", s.worker().value());
+      w.put("role", s.role().wireName());
+      w.put("cache_hits", s.hits());
+      w.put("active_blocks", s.activeBlocks());
+      w.put("recent_blocks", round(s.recentBlocks()));
+      w.put("overlap_weight", s.weight());
+      w.put("cost", round(s.cost()));
+      workers.add(w);
+    }
+    out.put("workers", workers);
+    List<String> hashes = new ArrayList<>();
+    long[] h = a.hashes();
+    for (int i = 0; i < Math.min(h.length, 8); i++) {
+      hashes.add(BlockHasher.hex(h[i]));
+    }
+    out.put("first_block_hashes", hashes);
+    return out;
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000.0) / 1000.0;
+  }
+}

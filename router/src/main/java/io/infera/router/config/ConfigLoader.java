@@ -1,0 +1,493 @@
+package io.infera.router.config;
+
+import io.infera.router.config.RouterConfig.Backend;
+import io.infera.router.config.RouterConfig.Pool;
+import io.infera.router.config.RouterConfig.StaticWorker;
+import io.infera.router.config.RouterConfig.TokenizerMode;
+import io.infera.router.config.RouterConfig.Transport;
+import io.infera.router.policy.PolicyConfig;
+import io.infera.router.policy.PolicyName;
+import io.infera.router.policy.Role;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
+
+/**
+ * Builds a {@link RouterConfig} from a RouterConfig YAML file, environment variables and flags —
+ * flag &gt; env &gt; file &gt; default — and validates it, naming the key of any bad value.
+ */
+public final class ConfigLoader {
+
+  /** Seed-compatible flags and env vars, with the config key each one sets. */
+  public static final Map<String, String> FLAG_KEYS =
+      Map.of(
+          "--router-policy", "policy.name",
+          "--kv-overlap-weight", "policy.overlapWeight",
+          "--kv-prefill-overlap-weight", "policy.prefillOverlapWeight",
+          "--kv-decode-overlap-weight", "policy.decodeOverlapWeight",
+          "--router-tokenizer-path", "tokenizer.path",
+          "--kv-event-transport", "events.transport",
+          "--discovery-backend", "discovery.backend",
+          "--block-size", "pageSize",
+          "--port", "listen.port",
+          "--model", "model");
+
+  /** {@code --router-policy} → {@code INFERA_ROUTER_POLICY}, … */
+  public static String envName(String flag) {
+    return "INFERA_" + flag.substring(2).replace('-', '_').toUpperCase(Locale.ROOT);
+  }
+
+  private ConfigLoader() {}
+
+  /**
+   * @param file the RouterConfig YAML, or null for defaults only
+   * @param env the environment (only the variables of {@link #FLAG_KEYS} are read)
+   * @param flags flag name → value, for the flags given on the command line
+   */
+  public static RouterConfig load(Path file, Map<String, String> env, Map<String, String> flags)
+      throws ConfigException {
+    Map<String, Object> tree = file == null ? new LinkedHashMap<>() : readYaml(file);
+    for (Map.Entry<String, String> f : FLAG_KEYS.entrySet()) {
+      String v = env.get(envName(f.getKey()));
+      if (v != null && !v.isBlank()) {
+        put(tree, f.getValue(), v);
+      }
+    }
+    for (Map.Entry<String, String> f : flags.entrySet()) {
+      String key = FLAG_KEYS.get(f.getKey());
+      if (key == null) {
+        throw new ConfigException("unknown flag " + f.getKey());
+      }
+      if (f.getValue() != null) {
+        put(tree, key, f.getValue());
+      }
+    }
+    return parse(tree);
+  }
+
+  /** Parses a YAML document (for tests and the operator's golden files). */
+  public static RouterConfig parse(String yaml) throws ConfigException {
+    return parse(yamlTree(yaml, "config"));
+  }
+
+  private static Map<String, Object> readYaml(Path file) throws ConfigException {
+    try {
+      return yamlTree(Files.readString(file), file.toString());
+    } catch (NoSuchFileException e) {
+      throw new ConfigException("config file " + file + " does not exist");
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> yamlTree(String text, String where) throws ConfigException {
+    LoaderOptions opts = new LoaderOptions();
+    opts.setAllowDuplicateKeys(false);
+    opts.setMaxAliasesForCollections(20);
+    opts.setCodePointLimit(4 * 1024 * 1024);
+    try {
+      Object v = new Yaml(new SafeConstructor(opts)).load(text);
+      if (v == null) {
+        return new LinkedHashMap<>();
+      }
+      if (!(v instanceof Map)) {
+        throw new ConfigException(where + ": a RouterConfig must be a YAML mapping");
+      }
+      return new LinkedHashMap<>((Map<String, Object>) v);
+    } catch (YAMLException e) {
+      String msg = e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' ');
+      throw new ConfigException(where + ": invalid YAML: " + msg);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void put(Map<String, Object> tree, String dotted, Object value) {
+    String[] parts = dotted.split("\\.");
+    Map<String, Object> m = tree;
+    for (int i = 0; i < parts.length - 1; i++) {
+      Object next = m.get(parts[i]);
+      if (!(next instanceof Map)) {
+        next = new LinkedHashMap<String, Object>();
+        m.put(parts[i], next);
+      } else {
+        next = new LinkedHashMap<>((Map<String, Object>) next);
+        m.put(parts[i], next);
+      }
+      m = (Map<String, Object>) next;
+    }
+    m.put(parts[parts.length - 1], value);
+  }
+
+  // ------------------------------------------------------------------ typed parsing
+
+  private static RouterConfig parse(Map<String, Object> root) throws ConfigException {
+    Node n = new Node("", root);
+    n.only(
+        "apiVersion",
+        "kind",
+        "model",
+        "loraAdapters",
+        "pageSize",
+        "tokenizer",
+        "policy",
+        "events",
+        "discovery",
+        "limits",
+        "listen");
+    String apiVersion = n.string("apiVersion", "infera.io/v1alpha1");
+    if (!apiVersion.equals("infera.io/v1alpha1")) {
+      throw new ConfigException("apiVersion: expected infera.io/v1alpha1, got " + apiVersion);
+    }
+    String kind = n.string("kind", "RouterConfig");
+    if (!kind.equals("RouterConfig")) {
+      throw new ConfigException("kind: expected RouterConfig, got " + kind);
+    }
+    String model = n.string("model", null);
+    if (model == null || model.isBlank()) {
+      throw new ConfigException("model: required (the served model name)");
+    }
+    List<String> loras = n.stringList("loraAdapters");
+    int pageSize = (int) n.integer("pageSize", 16, 1, 4096);
+
+    Node tok = n.child("tokenizer");
+    tok.only("path", "hub", "mode", "prefixReuse");
+    String path = tok.string("path", tok.string("hub", null));
+    TokenizerMode mode = tok.enumValue("mode", TokenizerMode.class, TokenizerMode.LOCAL);
+    if (mode == TokenizerMode.LOCAL && path == null) {
+      throw new ConfigException(
+          "tokenizer.path: required with tokenizer.mode local (a directory, tokenizer.json, hub"
+              + " id or builtin:qwen3; or set tokenizer.mode: engine)");
+    }
+    RouterConfig.Tokenizer tokenizer =
+        new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true));
+
+    Node pol = n.child("policy");
+    pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight");
+    PolicyName policyName;
+    String pname = pol.string("name", "kv-aware");
+    try {
+      policyName = PolicyName.parse(pname);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("policy.name: " + e.getMessage());
+    }
+    double w = pol.number("overlapWeight", PolicyConfig.DEFAULT_OVERLAP_WEIGHT);
+    Double pw = pol.optNumber("prefillOverlapWeight");
+    Double dw = pol.optNumber("decodeOverlapWeight");
+    PolicyConfig policy;
+    try {
+      policy = new PolicyConfig(policyName, w, pw, dw);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("policy." + e.getMessage());
+    }
+
+    Node ev = n.child("events");
+    ev.only("transport", "nats", "inprocBus");
+    Transport transport = ev.enumValue("transport", Transport.class, Transport.ZMQ);
+    Node nats = ev.child("nats");
+    nats.only("url", "stream", "subjectPrefix", "snapshotBucket");
+    RouterConfig.Nats natsCfg =
+        new RouterConfig.Nats(
+            nats.string("url", "nats://127.0.0.1:4222"),
+            nats.string("stream", "INFERA_KV_EVENTS"),
+            nats.string("subjectPrefix", "infera.kv.events"),
+            nats.string("snapshotBucket", "infera_kv_snapshots"));
+    RouterConfig.Events events =
+        new RouterConfig.Events(transport, natsCfg, ev.string("inprocBus", "default"));
+
+    Node disc = n.child("discovery");
+    disc.only("backend", "namespace", "pools", "workers", "healthIntervalMs");
+    Backend backend = disc.enumValue("backend", Backend.class, Backend.STATIC);
+    List<Pool> pools = new ArrayList<>();
+    for (Node p : disc.list("pools")) {
+      p.only("name", "role", "engine", "service", "port", "zmqPort", "zmqReplayPort", "dpSize");
+      String name = p.required("name");
+      pools.add(
+          new Pool(
+              name,
+              p.role("role", Role.MIXED),
+              p.string("engine", "vllm"),
+              p.string("service", name),
+              (int) p.integer("port", 8000, 1, 65535),
+              (int) p.integer("zmqPort", 5557, 0, 65535),
+              (int) p.integer("zmqReplayPort", 0, 0, 65535),
+              (int) p.integer("dpSize", 1, 1, 1024)));
+    }
+    List<StaticWorker> workers = new ArrayList<>();
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (Node wk : disc.list("workers")) {
+      wk.only("id", "url", "role", "engine", "zmq", "zmqReplay", "dpSize");
+      String id = wk.required("id");
+      if (!ids.add(id)) {
+        throw new ConfigException(wk.path + "id: duplicate worker id '" + id + "'");
+      }
+      String url = wk.required("url");
+      if (!url.startsWith("http://") && !url.startsWith("https://")) {
+        throw new ConfigException(wk.path + "url: expected http(s)://host:port, got " + url);
+      }
+      workers.add(
+          new StaticWorker(
+              id,
+              url.endsWith("/") ? url.substring(0, url.length() - 1) : url,
+              wk.role("role", Role.MIXED),
+              wk.string("engine", "vllm"),
+              wk.string("zmq", null),
+              wk.string("zmqReplay", null),
+              (int) wk.integer("dpSize", 1, 1, 1024)));
+    }
+    if (backend == Backend.KUBERNETES && pools.isEmpty()) {
+      throw new ConfigException("discovery.pools: the kubernetes backend needs at least one pool");
+    }
+    if (backend == Backend.STATIC && workers.isEmpty()) {
+      throw new ConfigException("discovery.workers: the static backend needs at least one worker");
+    }
+    RouterConfig.Discovery discovery =
+        new RouterConfig.Discovery(
+            backend,
+            disc.string("namespace", null),
+            pools,
+            workers,
+            disc.integer("healthIntervalMs", 2000, 100, 3_600_000));
+
+    Node lim = n.child("limits");
+    lim.only(
+        "maxBodyBytes",
+        "retries",
+        "connectTimeoutMs",
+        "firstByteTimeoutMs",
+        "shutdownTimeoutMs",
+        "breakerFailures",
+        "breakerCooldownMs",
+        "breakerMaxCooldownMs");
+    RouterConfig.Limits limits =
+        new RouterConfig.Limits(
+            lim.integer("maxBodyBytes", 64L << 20, 1024, 1L << 31),
+            (int) lim.integer("retries", 1, 0, 10),
+            lim.integer("connectTimeoutMs", 2000, 1, 600_000),
+            lim.integer("firstByteTimeoutMs", 300_000, 1, 3_600_000),
+            lim.integer("shutdownTimeoutMs", 30_000, 0, 3_600_000),
+            (int) lim.integer("breakerFailures", 3, 1, 1000),
+            lim.integer("breakerCooldownMs", 1000, 1, 3_600_000),
+            lim.integer("breakerMaxCooldownMs", 30_000, 1, 3_600_000));
+
+    Node listen = n.child("listen");
+    listen.only("host", "port");
+    RouterConfig.Listen listenCfg =
+        new RouterConfig.Listen(
+            listen.string("host", "0.0.0.0"), (int) listen.integer("port", 8000, 0, 65535));
+
+    return new RouterConfig(
+        model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg);
+  }
+
+  /** A mapping with its key path, and typed getters that name the key in errors. */
+  private static final class Node {
+    final String path;
+    final Map<String, Object> map;
+
+    Node(String path, Map<String, Object> map) {
+      this.path = path;
+      this.map = map;
+    }
+
+    void only(String... keys) throws ConfigException {
+      Set<String> allowed = Set.of(keys);
+      for (String k : map.keySet()) {
+        if (!allowed.contains(k)) {
+          throw new ConfigException(
+              path + k + ": unknown key (expected one of " + String.join(", ", keys) + ")");
+        }
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    Node child(String key) throws ConfigException {
+      Object v = map.get(key);
+      if (v == null) {
+        return new Node(path + key + ".", new LinkedHashMap<>());
+      }
+      if (!(v instanceof Map)) {
+        throw new ConfigException(path + key + ": expected a mapping, got " + describe(v));
+      }
+      return new Node(path + key + ".", (Map<String, Object>) v);
+    }
+
+    @SuppressWarnings("unchecked")
+    List<Node> list(String key) throws ConfigException {
+      Object v = map.get(key);
+      if (v == null) {
+        return List.of();
+      }
+      if (!(v instanceof List<?> l)) {
+        throw new ConfigException(path + key + ": expected a list, got " + describe(v));
+      }
+      List<Node> out = new ArrayList<>();
+      for (int i = 0; i < l.size(); i++) {
+        if (!(l.get(i) instanceof Map)) {
+          throw new ConfigException(path + key + "[" + i + "]: expected a mapping");
+        }
+        out.add(new Node(path + key + "[" + i + "].", (Map<String, Object>) l.get(i)));
+      }
+      return out;
+    }
+
+    String required(String key) throws ConfigException {
+      String v = string(key, null);
+      if (v == null || v.isBlank()) {
+        throw new ConfigException(path + key + ": required");
+      }
+      return v;
+    }
+
+    String string(String key, String dflt) throws ConfigException {
+      Object v = map.get(key);
+      if (v == null) {
+        return dflt;
+      }
+      if (v instanceof String || v instanceof Number || v instanceof Boolean) {
+        return String.valueOf(v);
+      }
+      throw new ConfigException(path + key + ": expected a string, got " + describe(v));
+    }
+
+    List<String> stringList(String key) throws ConfigException {
+      Object v = map.get(key);
+      if (v == null) {
+        return List.of();
+      }
+      if (!(v instanceof List<?> l)) {
+        throw new ConfigException(path + key + ": expected a list of strings");
+      }
+      List<String> out = new ArrayList<>();
+      for (Object o : l) {
+        if (!(o instanceof String s)) {
+          throw new ConfigException(path + key + ": expected a list of strings");
+        }
+        out.add(s);
+      }
+      return out;
+    }
+
+    long integer(String key, long dflt, long min, long max) throws ConfigException {
+      Object v = map.get(key);
+      if (v == null) {
+        return dflt;
+      }
+      long x;
+      if (v instanceof Number num && !(v instanceof Double) && !(v instanceof Float)) {
+        x = num.longValue();
+      } else if (v instanceof String s) {
+        try {
+          x = Long.parseLong(s.strip());
+        } catch (NumberFormatException e) {
+          throw new ConfigException(path + key + ": expected an integer, got '" + s + "'");
+        }
+      } else {
+        throw new ConfigException(path + key + ": expected an integer, got " + describe(v));
+      }
+      if (x < min || x > max) {
+        throw new ConfigException(path + key + ": " + x + " is outside [" + min + ", " + max + "]");
+      }
+      return x;
+    }
+
+    double number(String key, double dflt) throws ConfigException {
+      Double d = optNumber(key);
+      return d == null ? dflt : d;
+    }
+
+    Double optNumber(String key) throws ConfigException {
+      Object v = map.get(key);
+      if (v == null) {
+        return null;
+      }
+      double d;
+      if (v instanceof Number num) {
+        d = num.doubleValue();
+      } else if (v instanceof String s) {
+        try {
+          d = Double.parseDouble(s.strip());
+        } catch (NumberFormatException e) {
+          throw new ConfigException(path + key + ": expected a number, got '" + s + "'");
+        }
+      } else {
+        throw new ConfigException(path + key + ": expected a number, got " + describe(v));
+      }
+      if (!Double.isFinite(d) || d < 0) {
+        throw new ConfigException(path + key + ": must be a finite number >= 0, got " + d);
+      }
+      return d;
+    }
+
+    boolean bool(String key, boolean dflt) throws ConfigException {
+      Object v = map.get(key);
+      if (v == null) {
+        return dflt;
+      }
+      if (v instanceof Boolean b) {
+        return b;
+      }
+      if (v instanceof String s && (s.equals("true") || s.equals("false"))) {
+        return Boolean.parseBoolean(s);
+      }
+      throw new ConfigException(path + key + ": expected true or false, got " + describe(v));
+    }
+
+    <E extends Enum<E>> E enumValue(String key, Class<E> type, E dflt) throws ConfigException {
+      String v = string(key, null);
+      if (v == null) {
+        return dflt;
+      }
+      for (E e : type.getEnumConstants()) {
+        if (e.name().equalsIgnoreCase(v.replace('-', '_'))) {
+          return e;
+        }
+      }
+      List<String> names = new ArrayList<>();
+      for (E e : type.getEnumConstants()) {
+        names.add(e.name().toLowerCase(Locale.ROOT));
+      }
+      throw new ConfigException(
+          path
+              + key
+              + ": unknown value '"
+              + v
+              + "' (expected one of "
+              + String.join(", ", names)
+              + ")");
+    }
+
+    Role role(String key, Role dflt) throws ConfigException {
+      String v = string(key, null);
+      if (v == null) {
+        return dflt;
+      }
+      try {
+        return Role.parse(v);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(path + key + ": " + e.getMessage());
+      }
+    }
+
+    private static String describe(Object v) {
+      if (v instanceof Map) {
+        return "a mapping";
+      }
+      if (v instanceof List) {
+        return "a list";
+      }
+      return "'" + v + "'";
+    }
+  }
+}

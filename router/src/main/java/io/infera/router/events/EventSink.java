@@ -1,0 +1,23 @@
+package io.infera.router.events;
+
+import io.infera.router.kv.WorkerId;
+import java.util.List;
+
+/** Where transports deliver what engines publish. Thread-safe; never blocks for long. */
+public interface EventSink {
+
+  /**
+   * One message as received: {@code [topic, seq, payload]} or {@code [topic, payload]}.
+   *
+   * @param worker the worker the message came from
+   */
+  void accept(WorkerId worker, List<byte[]> frames);
+
+  /**
+   * A message obtained from the engine's replay socket after a gap (same frame shapes). Replayed
+   * batches may overlap what was already applied; duplicates are skipped by sequence number.
+   */
+  default void acceptReplayed(WorkerId worker, List<byte[]> frames) {
+    accept(worker, frames);
+  }
+}

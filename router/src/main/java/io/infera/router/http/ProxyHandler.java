@@ -1,0 +1,411 @@
+package io.infera.router.http;
+
+import io.infera.router.kv.WorkerId;
+import io.infera.router.routing.RequestAnalyzer;
+import io.infera.router.routing.RequestAnalyzer.Analyzed;
+import io.infera.router.routing.RequestAnalyzer.Endpoint;
+import io.infera.router.routing.RequestRouter;
+import io.infera.router.routing.RoutePlan;
+import io.infera.router.routing.RouterRuntime;
+import io.infera.router.routing.RoutingFailure;
+import io.vertx.core.MultiMap;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.ext.web.RoutingContext;
+import java.net.ConnectException;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v1/chat/completions} and {@code /v1/completions}: analyse (off the event loop), pick
+ * and book, forward with the pooled client, stream the answer back unchanged with backpressure. A
+ * failure before the first byte is retried on another worker; every ending (completion, client
+ * disconnect, failure) releases the booking exactly once.
+ */
+final class ProxyHandler {
+
+  private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
+
+  private static final Set<String> HOP_BY_HOP =
+      Set.of(
+          "connection",
+          "keep-alive",
+          "proxy-authenticate",
+          "proxy-authorization",
+          "te",
+          "trailer",
+          "transfer-encoding",
+          "upgrade",
+          "host",
+          "content-length");
+
+  private final RouterRuntime rt;
+  private final HttpClient client;
+  private final WorkerExecutor pool;
+
+  ProxyHandler(RouterRuntime rt, HttpClient client, WorkerExecutor pool) {
+    this.rt = rt;
+    this.client = client;
+    this.pool = pool;
+  }
+
+  /** One client request across its attempts. */
+  private static final class Exchange {
+    final RoutingContext ctx;
+    final String requestId;
+    final Endpoint endpoint;
+    final byte[] body;
+    final long start = System.nanoTime();
+    final Set<WorkerId> tried = new HashSet<>();
+    Analyzed analyzed;
+    RoutePlan plan;
+    HttpClientRequest upstream;
+    RoutingFailure lastUpstreamFailure;
+    boolean clientGone;
+    boolean finished;
+
+    Exchange(RoutingContext ctx, String requestId, Endpoint endpoint, byte[] body) {
+      this.ctx = ctx;
+      this.requestId = requestId;
+      this.endpoint = endpoint;
+      this.body = body;
+    }
+  }
+
+  void handle(RoutingContext ctx, Endpoint endpoint) {
+    String requestId = RouterServer.requestId(ctx);
+    if (rt.shuttingDown()) {
+      fail(ctx, requestId, new RoutingFailure.ShuttingDown("the router is shutting down"));
+      return;
+    }
+    Buffer body = ctx.body().buffer();
+    if (body == null || body.length() == 0) {
+      fail(ctx, requestId, new RoutingFailure.BadRequest("request body is empty", null));
+      return;
+    }
+    Exchange ex = new Exchange(ctx, requestId, endpoint, body.getBytes());
+    ctx.response().closeHandler(v -> clientGone(ex));
+    pool.executeBlocking(() -> rt.analyzer().analyze(ex.body, endpoint), false)
+        .onComplete(
+            ar -> {
+              if (ex.clientGone) {
+                return;
+              }
+              if (ar.failed()) {
+                log.error("analyze failed request_id={}", requestId, ar.cause());
+                fail(ex, new RoutingFailure.Internal("internal error analysing the request"));
+                return;
+              }
+              RequestAnalyzer.Result r = ar.result();
+              if (r instanceof RequestAnalyzer.Result.Failed f) {
+                fail(ex, f.failure());
+                return;
+              }
+              ex.analyzed = ((RequestAnalyzer.Result.Ok) r).analyzed();
+              if (rt.tokenizer() == null && ex.analyzed.needsEngineTokens()) {
+                engineTokens(ex)
+                    .onComplete(
+                        v -> {
+                          if (!ex.clientGone) {
+                            attempt(ex);
+                          }
+                        });
+              } else {
+                attempt(ex);
+              }
+            });
+  }
+
+  /**
+   * {@code tokenizer.mode: engine}: asks a worker's {@code POST /tokenize} (vLLM's API) for the
+   * prompt's tokens. Exact by construction, one extra hop; on any failure the request is routed by
+   * load and the failure counted.
+   */
+  @SuppressWarnings("unchecked")
+  private io.vertx.core.Future<Void> engineTokens(Exchange ex) {
+    var members =
+        rt.fleet()
+            .routable(java.util.Set.of(io.infera.router.policy.Role.MIXED), java.util.Set.of());
+    if (members.isEmpty()) {
+      return io.vertx.core.Future.succeededFuture();
+    }
+    var member = members.get(Math.floorMod(ex.requestId.hashCode(), members.size()));
+    java.util.Map<String, Object> req = new java.util.LinkedHashMap<>();
+    java.util.Map<String, Object> body = ex.analyzed.body();
+    req.put("model", ex.analyzed.model());
+    if (ex.endpoint == Endpoint.CHAT) {
+      for (String k :
+          java.util.List.of(
+              "messages",
+              "tools",
+              "add_generation_prompt",
+              "continue_final_message",
+              "chat_template_kwargs",
+              "documents",
+              "chat_template")) {
+        if (body.containsKey(k)) {
+          req.put(k, body.get(k));
+        }
+      }
+      req.put("add_special_tokens", false);
+    } else {
+      req.put("prompt", body.get("prompt"));
+      req.put("add_special_tokens", true);
+    }
+    RequestOptions opts =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(member.info().url() + "/tokenize")
+            .setConnectTimeout(rt.config().limits().connectTimeoutMs())
+            .setIdleTimeout(Math.min(30_000, rt.config().limits().firstByteTimeoutMs()))
+            .putHeader("content-type", "application/json");
+    long t0 = System.nanoTime();
+    return client
+        .request(opts)
+        .compose(r -> r.send(io.infera.router.json.Json.write(req)))
+        .compose(
+            resp ->
+                resp.statusCode() == 200
+                    ? resp.body()
+                    : io.vertx.core.Future.failedFuture("tokenize answered " + resp.statusCode()))
+        .map(
+            buf -> {
+              try {
+                Object parsed = io.infera.router.json.Json.parse(buf.getBytes());
+                java.util.List<Object> tokens =
+                    (java.util.List<Object>) ((java.util.Map<String, Object>) parsed).get("tokens");
+                int[] ids = new int[tokens.size()];
+                for (int i = 0; i < ids.length; i++) {
+                  ids[i] = ((Number) tokens.get(i)).intValue();
+                }
+                ex.analyzed =
+                    ex.analyzed.withTokens(
+                        rt.analyzer().hash(ids, ex.analyzed.firstParent()), ids.length, null);
+                rt.metrics().tokenized(System.nanoTime() - t0);
+                return (Void) null;
+              } catch (Exception e) {
+                throw new IllegalStateException("unreadable /tokenize answer: " + e.getMessage());
+              }
+            })
+        .recover(
+            e -> {
+              log.debug(
+                  "engine tokenize failed request_id={} error={}", ex.requestId, e.toString());
+              rt.metrics().tokenizeFailed("engine");
+              return io.vertx.core.Future.succeededFuture();
+            });
+  }
+
+  private void attempt(Exchange ex) {
+    RequestRouter.Pick pick = rt.router().pick(ex.analyzed.hashes(), ex.tried, 0);
+    if (pick instanceof RequestRouter.Pick.Failed f) {
+      fail(ex, ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
+      return;
+    }
+    RoutePlan plan = ((RequestRouter.Pick.Ok) pick).plan();
+    ex.plan = plan;
+    plan.worker().breaker().tryAcquire();
+    String url = plan.worker().info().url() + ex.endpoint.path();
+    RequestOptions opts =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(url)
+            .setConnectTimeout(rt.config().limits().connectTimeoutMs())
+            .setIdleTimeout(rt.config().limits().firstByteTimeoutMs());
+    MultiMap in = ex.ctx.request().headers();
+    for (var h : in) {
+      if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+        opts.addHeader(h.getKey(), h.getValue());
+      }
+    }
+    opts.putHeader("x-request-id", ex.requestId);
+    if (plan.worker().info().dpSize() > 1) {
+      opts.putHeader("X-data-parallel-rank", Integer.toString(plan.dpRank()));
+    }
+    long sentAt = System.nanoTime();
+    log.debug(
+        "route request_id={} worker={} blocks={} hits={} attempt={}",
+        ex.requestId,
+        plan.worker().info().id(),
+        plan.decision().requestBlocks(),
+        plan.hitBlocks(),
+        ex.tried.size() + 1);
+    client
+        .request(opts)
+        .compose(
+            req -> {
+              ex.upstream = req;
+              if (ex.clientGone) {
+                req.reset();
+              }
+              return req.send(Buffer.buffer(ex.body));
+            })
+        .onComplete(
+            ar -> {
+              if (ex.clientGone) {
+                plan.booking().release();
+                return;
+              }
+              if (ar.failed()) {
+                upstreamFailed(ex, plan, ar.cause());
+                return;
+              }
+              HttpClientResponse resp = ar.result();
+              rt.metrics().firstByte(plan.worker().info().id().value(), System.nanoTime() - sentAt);
+              if (resp.statusCode() >= 500) {
+                plan.worker().breaker().onFault();
+                if (canRetry(ex)) {
+                  log.info(
+                      "retry request_id={} worker={} status={}",
+                      ex.requestId,
+                      plan.worker().info().id(),
+                      resp.statusCode());
+                  // Drain the error body so the pooled connection stays usable.
+                  resp.exceptionHandler(e -> {});
+                  resp.handler(buf -> {});
+                  resp.resume();
+                  plan.booking().release();
+                  ex.tried.add(plan.worker().info().id());
+                  ex.lastUpstreamFailure =
+                      new RoutingFailure.UpstreamFailed(
+                          "worker " + plan.worker().info().id() + " answered " + resp.statusCode());
+                  rt.metrics().retry();
+                  attempt(ex);
+                  return;
+                }
+              } else {
+                plan.worker().breaker().onSuccess();
+              }
+              forward(ex, plan, resp);
+            });
+  }
+
+  private boolean canRetry(Exchange ex) {
+    return ex.tried.size() < rt.config().limits().retries() && !rt.shuttingDown();
+  }
+
+  private void upstreamFailed(Exchange ex, RoutePlan plan, Throwable cause) {
+    plan.booking().release();
+    plan.worker().breaker().onFault();
+    WorkerId id = plan.worker().info().id();
+    ex.tried.add(id);
+    boolean timeout =
+        cause instanceof TimeoutException
+            || String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT).contains("timeout");
+    ex.lastUpstreamFailure =
+        timeout
+            ? new RoutingFailure.UpstreamTimeout("worker " + id + " did not answer in time")
+            : new RoutingFailure.UpstreamFailed(
+                "worker "
+                    + id
+                    + " failed before responding: "
+                    + (cause instanceof ConnectException
+                        ? "connection refused"
+                        : cause.toString()));
+    log.info(
+        "upstream failure request_id={} worker={} error={}", ex.requestId, id, cause.toString());
+    if (canRetry(ex) && !ex.clientGone) {
+      rt.metrics().retry();
+      attempt(ex);
+    } else {
+      fail(ex, ex.lastUpstreamFailure);
+    }
+  }
+
+  private void forward(Exchange ex, RoutePlan plan, HttpClientResponse resp) {
+    HttpServerResponse out = ex.ctx.response();
+    out.setStatusCode(resp.statusCode());
+    for (var h : resp.headers()) {
+      if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+        out.headers().add(h.getKey(), h.getValue());
+      }
+    }
+    String length = resp.getHeader("content-length");
+    if (length != null) {
+      out.putHeader("content-length", length);
+    } else {
+      out.setChunked(true);
+    }
+    out.putHeader("x-request-id", ex.requestId);
+    out.putHeader("x-infera-worker", plan.worker().info().id().value());
+    out.putHeader("x-infera-cache-hit-blocks", Integer.toString(plan.hitBlocks()));
+    boolean sse =
+        String.valueOf(resp.getHeader("content-type"))
+            .toLowerCase(Locale.ROOT)
+            .startsWith("text/event-stream");
+    resp.pipe()
+        .endOnFailure(false)
+        .to(out)
+        .onComplete(
+            ar -> {
+              if (ar.succeeded()) {
+                finish(ex, Integer.toString(resp.statusCode()));
+                return;
+              }
+              // After the first byte: report, never retry.
+              log.info(
+                  "stream broke request_id={} worker={} error={}",
+                  ex.requestId,
+                  plan.worker().info().id(),
+                  ar.cause().toString());
+              if (!ex.clientGone && !out.ended() && !out.closed()) {
+                if (sse) {
+                  out.end(
+                      "data: "
+                          + ErrorResponses.body(
+                              new RoutingFailure.UpstreamFailed(
+                                  "worker " + plan.worker().info().id() + " broke the stream"))
+                          + "\n\n");
+                } else {
+                  out.reset();
+                }
+              }
+              plan.worker().breaker().onFault();
+              finish(ex, "upstream_broken");
+            });
+  }
+
+  private void clientGone(Exchange ex) {
+    if (ex.finished) {
+      return;
+    }
+    ex.clientGone = true;
+    if (ex.upstream != null) {
+      ex.upstream.reset();
+    }
+    finish(ex, "client_closed");
+  }
+
+  private void finish(Exchange ex, String status) {
+    if (ex.finished) {
+      return;
+    }
+    ex.finished = true;
+    if (ex.plan != null) {
+      ex.plan.booking().release();
+    }
+    String worker = ex.plan == null ? null : ex.plan.worker().info().id().value();
+    rt.metrics().request(status, worker, System.nanoTime() - ex.start);
+    log.debug("done request_id={} status={} worker={}", ex.requestId, status, worker);
+  }
+
+  private void fail(Exchange ex, RoutingFailure f) {
+    ErrorResponses.send(ex.ctx.response(), f, ex.requestId);
+    finish(ex, Integer.toString(ErrorResponses.status(f)));
+  }
+
+  private void fail(RoutingContext ctx, String requestId, RoutingFailure f) {
+    ErrorResponses.send(ctx.response(), f, requestId);
+    rt.metrics().request(Integer.toString(ErrorResponses.status(f)), null, 0);
+  }
+}

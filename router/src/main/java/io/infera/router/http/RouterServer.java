@@ -1,0 +1,246 @@
+package io.infera.router.http;
+
+import io.infera.router.admin.AdminViews;
+import io.infera.router.json.Json;
+import io.infera.router.routing.RequestAnalyzer;
+import io.infera.router.routing.RequestAnalyzer.Endpoint;
+import io.infera.router.routing.RequestRouter;
+import io.infera.router.routing.RouterRuntime;
+import io.infera.router.routing.RoutingFailure;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's HTTP server (DESIGN.md §6): the two proxied OpenAI endpoints plus models, workers,
+ * health, readiness, metrics and the admin API. Graceful shutdown stops accepting, lets in-flight
+ * requests finish up to {@code limits.shutdownTimeoutMs}, then closes.
+ */
+public final class RouterServer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
+
+  private final Vertx vertx;
+  private final RouterRuntime rt;
+  private final HttpClient client;
+  private final WorkerExecutor pool;
+  private final ProxyHandler proxy;
+  private HttpServer server;
+
+  public RouterServer(Vertx vertx, RouterRuntime rt) {
+    this.vertx = vertx;
+    this.rt = rt;
+    var limits = rt.config().limits();
+    this.client =
+        vertx.createHttpClient(
+            new HttpClientOptions()
+                .setKeepAlive(true)
+                .setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, limits.connectTimeoutMs()))
+                .setMaxInitialLineLength(65536)
+                .setMaxHeaderSize(65536)
+                .setDecompressionSupported(false),
+            new PoolOptions().setHttp1MaxSize(256).setMaxWaitQueueSize(-1));
+    int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+    this.pool = vertx.createSharedWorkerExecutor("infera-tokenize", threads, 60, TimeUnit.SECONDS);
+    this.proxy = new ProxyHandler(rt, client, pool);
+  }
+
+  /** Binds {@code listen.host:listen.port}; completes with the bound port. */
+  public Future<Integer> start() {
+    Router router = Router.router(vertx);
+    long maxBody = rt.config().limits().maxBodyBytes();
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(maxBody);
+    router
+        .post("/v1/chat/completions")
+        .handler(body)
+        .handler(ctx -> proxy.handle(ctx, Endpoint.CHAT));
+    router
+        .post("/v1/completions")
+        .handler(body)
+        .handler(ctx -> proxy.handle(ctx, Endpoint.COMPLETIONS));
+    router.post("/v1/admin/explain").handler(body).handler(this::explain);
+    router.get("/v1/models").handler(ctx -> json(ctx, 200, AdminViews.models(rt)));
+    router.get("/v1/workers").handler(ctx -> json(ctx, 200, AdminViews.workers(rt)));
+    router.get("/v1/admin/status").handler(ctx -> json(ctx, 200, AdminViews.status(rt)));
+    router.get("/v1/admin/cache-view/:worker").handler(this::cacheView);
+    router.get("/health").handler(ctx -> json(ctx, 200, Map.of("status", "ok")));
+    router.get("/ready").handler(this::ready);
+    router.get("/metrics").handler(this::metrics);
+    router
+        .route()
+        .last()
+        .handler(
+            ctx ->
+                ErrorResponses.send(
+                    ctx.response(),
+                    new RoutingFailure.NotFound(
+                        "no route for " + ctx.request().method() + " " + ctx.request().path()),
+                    requestId(ctx)));
+    router
+        .route()
+        .failureHandler(
+            ctx -> {
+              RoutingFailure f;
+              if (ctx.statusCode() == 413) {
+                f =
+                    new RoutingFailure.TooLarge(
+                        "request body exceeds the limit of " + maxBody + " bytes");
+              } else if (ctx.statusCode() == 400) {
+                f = new RoutingFailure.BadRequest("malformed request", null);
+              } else if (ctx.statusCode() == 405) {
+                f = new RoutingFailure.NotFound("method not allowed");
+              } else {
+                log.error("unhandled failure path={}", ctx.request().path(), ctx.failure());
+                f = new RoutingFailure.Internal("internal error");
+              }
+              ErrorResponses.send(ctx.response(), f, requestId(ctx));
+            });
+    var listen = rt.config().listen();
+    server =
+        vertx.createHttpServer(
+            new HttpServerOptions()
+                .setHost(listen.host())
+                .setPort(listen.port())
+                .setTcpNoDelay(true)
+                .setDecompressionSupported(false)
+                .setMaxInitialLineLength(65536)
+                .setMaxHeaderSize(65536));
+    return server
+        .requestHandler(router)
+        .listen()
+        .map(
+            s -> {
+              log.info("router listening host={} port={}", listen.host(), s.actualPort());
+              return s.actualPort();
+            });
+  }
+
+  private void ready(RoutingContext ctx) {
+    List<String> reasons = rt.notReadyReasons();
+    if (reasons.isEmpty()) {
+      json(ctx, 200, Map.of("ready", true));
+    } else {
+      json(ctx, 503, Map.of("ready", false, "reasons", reasons));
+    }
+  }
+
+  private void metrics(RoutingContext ctx) {
+    pool.executeBlocking(() -> rt.metrics().scrape(), false)
+        .onSuccess(
+            text ->
+                ctx.response()
+                    .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+                    .end(text))
+        .onFailure(e -> ctx.fail(500, e));
+  }
+
+  private void cacheView(RoutingContext ctx) {
+    String worker = ctx.pathParam("worker");
+    Map<String, Object> view = AdminViews.cacheView(rt, worker);
+    if (view == null) {
+      ErrorResponses.send(
+          ctx.response(),
+          new RoutingFailure.NotFound("unknown worker '" + worker + "'"),
+          requestId(ctx));
+    } else {
+      json(ctx, 200, view);
+    }
+  }
+
+  private void explain(RoutingContext ctx) {
+    String requestId = requestId(ctx);
+    Buffer body = ctx.body().buffer();
+    if (body == null || body.length() == 0) {
+      ErrorResponses.send(
+          ctx.response(), new RoutingFailure.BadRequest("request body is empty", null), requestId);
+      return;
+    }
+    byte[] bytes = body.getBytes();
+    Endpoint endpoint = bytesContain(bytes, "\"messages\"") ? Endpoint.CHAT : Endpoint.COMPLETIONS;
+    pool.executeBlocking(() -> rt.analyzer().analyze(bytes, endpoint), false)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                ErrorResponses.send(
+                    ctx.response(), new RoutingFailure.Internal("internal error"), requestId);
+                return;
+              }
+              if (ar.result() instanceof RequestAnalyzer.Result.Failed f) {
+                ErrorResponses.send(ctx.response(), f.failure(), requestId);
+                return;
+              }
+              var analyzed = ((RequestAnalyzer.Result.Ok) ar.result()).analyzed();
+              RequestRouter.Pick pick = rt.router().explain(analyzed.hashes());
+              if (pick instanceof RequestRouter.Pick.Failed f) {
+                ErrorResponses.send(ctx.response(), f.failure(), requestId);
+                return;
+              }
+              json(ctx, 200, AdminViews.explain(analyzed, ((RequestRouter.Pick.Ok) pick).plan()));
+            });
+  }
+
+  private static boolean bytesContain(byte[] hay, String needle) {
+    return new String(hay, java.nio.charset.StandardCharsets.UTF_8).contains(needle);
+  }
+
+  private static void json(RoutingContext ctx, int status, Object body) {
+    ctx.response()
+        .setStatusCode(status)
+        .putHeader("content-type", "application/json")
+        .putHeader("x-request-id", requestId(ctx))
+        .end(Json.write(body));
+  }
+
+  /** The request id: the client's {@code x-request-id}, or a new one. */
+  static String requestId(RoutingContext ctx) {
+    String id = ctx.get("infera.request-id");
+    if (id == null) {
+      id = ctx.request().getHeader("x-request-id");
+      if (id == null || id.isBlank() || id.length() > 128) {
+        id = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+      }
+      ctx.put("infera.request-id", id);
+    }
+    return id;
+  }
+
+  /**
+   * Graceful shutdown: readiness turns false, the server stops accepting, in-flight requests get up
+   * to {@code limits.shutdownTimeoutMs}, then everything closes.
+   */
+  public Future<Void> shutdown() {
+    rt.beginShutdown();
+    long timeout = rt.config().limits().shutdownTimeoutMs();
+    Future<Void> stopped =
+        server == null ? Future.succeededFuture() : server.shutdown(timeout, TimeUnit.MILLISECONDS);
+    return stopped.eventually(() -> client.close()).eventually(() -> pool.close());
+  }
+
+  @Override
+  public void close() {
+    try {
+      shutdown()
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(rt.config().limits().shutdownTimeoutMs() + 5000, TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      log.warn("shutdown did not complete cleanly: {}", e.toString());
+    }
+  }
+}

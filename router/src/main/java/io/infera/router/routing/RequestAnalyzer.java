@@ -1,0 +1,274 @@
+package io.infera.router.routing;
+
+import io.infera.router.admin.RouterMetrics;
+import io.infera.router.config.RouterConfig;
+import io.infera.router.json.Json;
+import io.infera.router.json.JsonException;
+import io.infera.router.kv.BlockHasher;
+import io.infera.router.tokenize.ChatInput;
+import io.infera.router.tokenize.ContentFormat;
+import io.infera.router.tokenize.Prompt;
+import io.infera.router.tokenize.PromptTokenizer;
+import io.infera.router.tokenize.Tokenized;
+import io.infera.router.tokenize.TokenizerException;
+import io.infera.router.tokenize.VllmChat;
+import io.infera.router.tokenize.jinja.TemplateException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns a request body into what routing needs: validation (400/404 failures), the prompt, its
+ * tokens (vLLM's way) and router block hashes. CPU-heavy: called on the tokenize worker pool, never
+ * on an event loop. Tokenization problems never fail a request: it is routed by load and the reason
+ * is counted.
+ */
+public final class RequestAnalyzer {
+
+  private static final Logger log = LoggerFactory.getLogger(RequestAnalyzer.class);
+
+  /** The two proxied endpoints. */
+  public enum Endpoint {
+    CHAT("/v1/chat/completions"),
+    COMPLETIONS("/v1/completions");
+
+    private final String path;
+
+    Endpoint(String path) {
+      this.path = path;
+    }
+
+    public String path() {
+      return path;
+    }
+  }
+
+  /**
+   * An analysed request.
+   *
+   * @param prompt the prompt, for engine-mode tokenization
+   * @param hashes router block hashes ({@code [0]} entries: route by load)
+   * @param tokens prompt tokens, or -1 when unknown
+   * @param firstParent the hash chain's first parent (LoRA / cache salt), for engine mode
+   * @param tokenizeFailure why the prompt could not be tokenized, or null
+   */
+  public record Analyzed(
+      Endpoint endpoint,
+      Map<String, Object> body,
+      String model,
+      boolean stream,
+      Prompt prompt,
+      long[] hashes,
+      int tokens,
+      long firstParent,
+      long analyzeNanos,
+      String tokenizeFailure) {
+
+    /** The same request with tokens obtained elsewhere (the engine's /tokenize). */
+    public Analyzed withTokens(long[] newHashes, int newTokens, String failure) {
+      return new Analyzed(
+          endpoint,
+          body,
+          model,
+          stream,
+          prompt,
+          newHashes,
+          newTokens,
+          firstParent,
+          analyzeNanos,
+          failure);
+    }
+
+    /** True when the local tokenizer was absent and the engine should tokenize. */
+    public boolean needsEngineTokens() {
+      return hashes.length == 0
+          && tokens < 0
+          && tokenizeFailure == null
+          && (prompt instanceof Prompt.Text || prompt instanceof Prompt.Chat);
+    }
+  }
+
+  /** Analysis outcome. */
+  public sealed interface Result {
+    record Ok(Analyzed analyzed) implements Result {}
+
+    record Failed(RoutingFailure failure) implements Result {}
+  }
+
+  private final RouterConfig config;
+  private final PromptTokenizer tokenizer;
+  private final RouterMetrics metrics;
+  private final ThreadLocal<BlockHasher> hasher;
+
+  /**
+   * @param tokenizer the local tokenizer, or null in {@code engine} mode (hashes are then left
+   *     empty and filled by the HTTP layer from the engine's {@code /tokenize})
+   */
+  public RequestAnalyzer(RouterConfig config, PromptTokenizer tokenizer, RouterMetrics metrics) {
+    this.config = config;
+    this.tokenizer = tokenizer;
+    this.metrics = metrics;
+    this.hasher = ThreadLocal.withInitial(() -> new BlockHasher(config.pageSize()));
+  }
+
+  /** Hashes engine-provided token ids for a request (engine mode). */
+  public long[] hash(int[] ids, long firstParent) {
+    return hasher.get().requestHashes(ids, firstParent);
+  }
+
+  @SuppressWarnings("unchecked")
+  public Result analyze(byte[] bodyBytes, Endpoint endpoint) {
+    long t0 = System.nanoTime();
+    Object parsed;
+    try {
+      parsed = Json.parse(bodyBytes);
+    } catch (JsonException e) {
+      return bad("request body is not valid JSON: " + e.getMessage(), null);
+    }
+    if (!(parsed instanceof Map)) {
+      return bad("request body must be a JSON object", null);
+    }
+    Map<String, Object> body = (Map<String, Object>) parsed;
+    Object modelValue = body.get("model");
+    String model = config.model();
+    if (modelValue != null) {
+      if (!(modelValue instanceof String m)) {
+        return bad("'model' must be a string", "model");
+      }
+      model = m;
+      if (!model.equals(config.model()) && !config.loraAdapters().contains(model)) {
+        return new Result.Failed(
+            new RoutingFailure.UnknownModel("The model `" + model + "` does not exist."));
+      }
+    }
+    Object streamValue = body.get("stream");
+    if (streamValue != null && !(streamValue instanceof Boolean)) {
+      return bad("'stream' must be a boolean", "stream");
+    }
+    boolean stream = Boolean.TRUE.equals(streamValue);
+    String lora = config.loraAdapters().contains(model) ? model : null;
+    Object saltValue = body.get("cache_salt");
+    if (saltValue != null && !(saltValue instanceof String)) {
+      return bad("'cache_salt' must be a string", "cache_salt");
+    }
+    long firstParent = BlockHasher.firstParent(lora, (String) saltValue);
+
+    Prompt prompt;
+    if (endpoint == Endpoint.CHAT) {
+      Object messages = body.get("messages");
+      if (!(messages instanceof List<?> list) || list.isEmpty()) {
+        return bad("'messages' must be a non-empty array", "messages");
+      }
+      Object tools = body.get("tools");
+      if (tools != null && !(tools instanceof List)) {
+        return bad("'tools' must be an array", "tools");
+      }
+      Object kwargs = body.get("chat_template_kwargs");
+      if (kwargs != null && !(kwargs instanceof Map)) {
+        return bad("'chat_template_kwargs' must be an object", "chat_template_kwargs");
+      }
+      ContentFormat format = tokenizer == null ? ContentFormat.STRING : tokenizer.contentFormat();
+      List<Object> normalized;
+      try {
+        normalized = VllmChat.normalize(list, format);
+      } catch (VllmChat.InvalidMessage e) {
+        return bad(e.getMessage(), "messages");
+      }
+      Object agp = body.get("add_generation_prompt");
+      Object docs = body.get("documents");
+      prompt =
+          new Prompt.Chat(
+              new ChatInput(
+                  normalized,
+                  (List<Object>) tools,
+                  docs instanceof List<?> d ? (List<Object>) d : null,
+                  !(agp instanceof Boolean b) || b,
+                  Boolean.TRUE.equals(body.get("continue_final_message")),
+                  kwargs == null ? Map.of() : (Map<String, Object>) kwargs));
+    } else {
+      Object p = body.get("prompt");
+      if (p == null) {
+        return bad("'prompt' is required", "prompt");
+      }
+      Optional<Prompt> completion = completionPrompt(p);
+      if (completion.isEmpty()) {
+        return bad(
+            "'prompt' must be a string, an array of token ids, or an array of those", "prompt");
+      }
+      prompt = completion.get();
+    }
+
+    long[] hashes = new long[0];
+    int tokens = -1;
+    String failure = null;
+    if (tokenizer != null) {
+      try {
+        Optional<Tokenized> t = tokenizer.tokenize(prompt);
+        if (t.isPresent()) {
+          tokens = t.get().ids().length;
+          hashes = hasher.get().requestHashes(t.get().ids(), firstParent);
+        } else {
+          failure = "batch";
+        }
+      } catch (TemplateException e) {
+        failure = "template";
+        log.debug("tokenize failed reason=template msg={}", e.getMessage());
+      } catch (TokenizerException e) {
+        failure = "no_template";
+      } catch (RuntimeException e) {
+        failure = "tokenizer_error";
+        log.warn("tokenize failed reason=tokenizer_error error={}", e.toString());
+      }
+    } else if (prompt instanceof Prompt.Tokens t) {
+      tokens = t.ids().length;
+      hashes = hasher.get().requestHashes(t.ids(), firstParent);
+    } else if (prompt instanceof Prompt.Batch) {
+      failure = "batch";
+    }
+    if (failure != null && metrics != null) {
+      metrics.tokenizeFailed(failure);
+    }
+    long nanos = System.nanoTime() - t0;
+    if (metrics != null) {
+      metrics.tokenized(nanos);
+    }
+    return new Result.Ok(
+        new Analyzed(
+            endpoint, body, model, stream, prompt, hashes, tokens, firstParent, nanos, failure));
+  }
+
+  private static Optional<Prompt> completionPrompt(Object p) {
+    if (p instanceof String s) {
+      return Optional.of(new Prompt.Text(s));
+    }
+    if (!(p instanceof List<?> list) || list.isEmpty()) {
+      return Optional.empty();
+    }
+    if (list.get(0) instanceof Number) {
+      int[] ids = new int[list.size()];
+      for (int i = 0; i < ids.length; i++) {
+        if (!(list.get(i) instanceof Long l) || l < 0 || l > Integer.MAX_VALUE) {
+          return Optional.empty();
+        }
+        ids[i] = (int) (long) l;
+      }
+      return Optional.of(new Prompt.Tokens(ids));
+    }
+    for (Object o : list) {
+      if (!(o instanceof String) && !(o instanceof List)) {
+        return Optional.empty();
+      }
+    }
+    if (list.size() == 1) {
+      return completionPrompt(list.get(0));
+    }
+    return Optional.of(new Prompt.Batch(new ArrayList<>(list)));
+  }
+
+  private static Result bad(String message, String param) {
+    return new Result.Failed(new RoutingFailure.BadRequest(message, param));
+  }
+}

@@ -1,0 +1,182 @@
+package io.infera.router.routing;
+
+import io.infera.router.admin.RouterMetrics;
+import io.infera.router.kv.MatchResult;
+import io.infera.router.kv.PrefixIndex;
+import io.infera.router.kv.WorkerId;
+import io.infera.router.policy.ApproxPrefixIndex;
+import io.infera.router.policy.Booking;
+import io.infera.router.policy.Decision;
+import io.infera.router.policy.LoadSnapshot;
+import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.Overlap;
+import io.infera.router.policy.PolicyConfig;
+import io.infera.router.policy.PolicyName;
+import io.infera.router.policy.Role;
+import io.infera.router.policy.RoutingPolicy;
+import io.infera.router.policy.Worker;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Turns a request's block hashes into a booked pick: candidates from the fleet, overlap from the
+ * index (or the approx-prefix history), load snapshot, pure selection, then booking. Thread-safe;
+ * never blocks (the index match is lock-free).
+ */
+public final class RequestRouter {
+
+  /** Requests go to mixed workers (prefill/decode pools need a disaggregation proxy). */
+  static final Set<Role> FULL_REQUEST_ROLES = Set.of(Role.MIXED);
+
+  /** A pick or why there is none. */
+  public sealed interface Pick {
+    record Ok(RoutePlan plan) implements Pick {}
+
+    record Failed(RoutingFailure failure) implements Pick {}
+  }
+
+  private final Fleet fleet;
+  private final PrefixIndex index;
+  private final LoadTracker load;
+  private final PolicyConfig policyConfig;
+  private final RoutingPolicy policy;
+  private final ApproxPrefixIndex approx;
+  private final RouterMetrics metrics;
+
+  /**
+   * @param approx the learned history for {@code approx-prefix} (ignored by other policies)
+   */
+  public RequestRouter(
+      Fleet fleet,
+      PrefixIndex index,
+      LoadTracker load,
+      PolicyConfig policyConfig,
+      ApproxPrefixIndex approx,
+      RouterMetrics metrics) {
+    this.fleet = fleet;
+    this.index = index;
+    this.load = load;
+    this.policyConfig = policyConfig;
+    this.policy = RoutingPolicy.of(policyConfig);
+    this.approx = approx;
+    this.metrics = metrics;
+  }
+
+  public PolicyConfig policyConfig() {
+    return policyConfig;
+  }
+
+  /**
+   * Picks and books a worker for one attempt.
+   *
+   * @param hashes the request's router block hashes (empty when it has no full block or could not
+   *     be tokenized: then the pick is by load)
+   * @param exclude workers already tried by this request
+   * @param hashNanos time already spent hashing, added to the decision-time metric
+   */
+  public Pick pick(long[] hashes, Set<WorkerId> exclude, long hashNanos) {
+    long t0 = System.nanoTime();
+    List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, exclude);
+    if (members.isEmpty()) {
+      return new Pick.Failed(noWorker(exclude));
+    }
+    List<Worker> candidates = members.stream().map(Fleet.Member::asWorker).toList();
+    Scored s = score(hashes, candidates);
+    Decision d = s.decision;
+    Fleet.Member winner = fleet.member(d.winner());
+    int hits = d.winnerScore().hits();
+    Booking booking = load.book(d.winner(), hashes, hashes.length - hits);
+    if (policyConfig.name() == PolicyName.APPROX_PREFIX && approx != null) {
+      approx.record(d.winner(), hashes);
+    }
+    int rank = s.match == null ? 0 : s.match.bestRank(d.winner());
+    if (metrics != null) {
+      metrics.decision(hashNanos + System.nanoTime() - t0, hashes.length, hits);
+    }
+    return new Pick.Ok(new RoutePlan(winner, d, booking, rank));
+  }
+
+  /** The decision {@link #pick} would make now, without booking anything. */
+  public Pick explain(long[] hashes) {
+    List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
+    if (members.isEmpty()) {
+      return new Pick.Failed(noWorker(Set.of()));
+    }
+    List<Worker> candidates = members.stream().map(Fleet.Member::asWorker).toList();
+    Scored s = score(hashes, candidates);
+    return new Pick.Ok(
+        new RoutePlan(
+            fleet.member(s.decision.winner()),
+            s.decision,
+            null,
+            s.match == null ? 0 : s.match.bestRank(s.decision.winner())));
+  }
+
+  private record Scored(Decision decision, MatchResult match) {}
+
+  private Scored score(long[] hashes, List<Worker> candidates) {
+    Overlap overlap;
+    MatchResult match = null;
+    if (hashes.length == 0) {
+      overlap = Overlap.none(0);
+    } else if (policyConfig.name() == PolicyName.APPROX_PREFIX && approx != null) {
+      overlap = approx.match(hashes, candidates);
+    } else {
+      match = index.match(hashes);
+      overlap = Overlap.of(match);
+    }
+    LoadSnapshot snapshot = load.snapshot(candidates);
+    return new Scored(policy.select(candidates, overlap, snapshot), match);
+  }
+
+  private RoutingFailure noWorker(Set<WorkerId> exclude) {
+    List<Fleet.Member> all = List.copyOf(fleet.members());
+    if (all.isEmpty()) {
+      return new RoutingFailure.NoWorker(
+          "no worker discovered yet for model pools (pool role mixed): none known");
+    }
+    Map<String, List<Fleet.Member>> byPool =
+        all.stream().collect(Collectors.groupingBy(m -> m.info().pool()));
+    StringBuilder sb = new StringBuilder("no routable worker in pool");
+    List<String> pools =
+        all.stream()
+            .filter(m -> FULL_REQUEST_ROLES.contains(m.info().role()))
+            .map(m -> m.info().pool())
+            .distinct()
+            .sorted()
+            .toList();
+    if (pools.isEmpty()) {
+      sb.append(" with role mixed: the fleet has only ")
+          .append(all.stream().map(m -> m.info().role().wireName()).distinct().sorted().toList())
+          .append(" workers");
+      return new RoutingFailure.NoWorker(sb.toString());
+    }
+    sb.append(pools.size() > 1 ? "s " : " ").append(String.join(", ", pools)).append(" (");
+    boolean first = true;
+    for (String pool : pools) {
+      for (Fleet.Member m : byPool.get(pool)) {
+        if (!first) {
+          sb.append(", ");
+        }
+        first = false;
+        sb.append(m.info().id()).append(": ").append(why(m, exclude));
+      }
+    }
+    return new RoutingFailure.NoWorker(sb.append(')').toString());
+  }
+
+  private static String why(Fleet.Member m, Set<WorkerId> exclude) {
+    if (exclude.contains(m.info().id())) {
+      return "failed this request";
+    }
+    if (m.info().readiness() != io.infera.router.discovery.WorkerInfo.Readiness.READY) {
+      return "draining";
+    }
+    if (!m.healthy()) {
+      return "unhealthy";
+    }
+    return "unavailable";
+  }
+}

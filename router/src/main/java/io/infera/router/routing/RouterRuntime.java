@@ -1,0 +1,213 @@
+package io.infera.router.routing;
+
+import io.infera.router.admin.RouterMetrics;
+import io.infera.router.config.RouterConfig;
+import io.infera.router.discovery.Discovery;
+import io.infera.router.discovery.HealthChecker;
+import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.EventIngest;
+import io.infera.router.events.EventTransport;
+import io.infera.router.kv.PrefixIndex;
+import io.infera.router.kv.WorkerId;
+import io.infera.router.policy.ApproxPrefixIndex;
+import io.infera.router.policy.LoadTracker;
+import io.infera.router.tokenize.PromptTokenizer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's core, assembled from a config: tokenizer, index and its writer, event transport,
+ * discovery (+ health checks), fleet, load tracker, request router and metrics. No HTTP here;
+ * {@code io.infera.router.http.RouterServer} serves it.
+ */
+public final class RouterRuntime implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RouterRuntime.class);
+
+  /** Builds the parts that talk to the outside (tests substitute their own). */
+  public interface Parts {
+    Discovery discovery(RouterConfig config);
+
+    EventTransport transport(RouterConfig config);
+
+    /** Null in engine tokenizer mode. */
+    PromptTokenizer tokenizer(RouterConfig config) throws Exception;
+
+    /** Whether closing the runtime closes the tokenizer (false when it is shared). */
+    default boolean ownsTokenizer() {
+      return true;
+    }
+  }
+
+  private final RouterConfig config;
+  private final RouterMetrics metrics = new RouterMetrics();
+  private final PromptTokenizer tokenizer;
+  private final PrefixIndex index;
+  private final EventIngest ingest;
+  private final LoadTracker load = new LoadTracker();
+  private final ApproxPrefixIndex approx;
+  private final Fleet fleet;
+  private final EventTransport transport;
+  private final Discovery discovery;
+  private final HealthChecker health;
+  private final RequestRouter router;
+  private final RequestAnalyzer analyzer;
+  private final long startedAt = System.currentTimeMillis();
+  private final boolean ownsTokenizer;
+  private volatile boolean shuttingDown;
+
+  private RouterRuntime(RouterConfig config, Parts parts) throws Exception {
+    this.config = config;
+    this.tokenizer = parts.tokenizer(config);
+    this.ownsTokenizer = parts.ownsTokenizer();
+    this.index = new PrefixIndex(config.pageSize());
+    this.metrics.bindIndex(index);
+    this.ingest = new EventIngest(index, metrics, 100_000).start();
+    this.approx = new ApproxPrefixIndex(120_000, 200_000, System::currentTimeMillis);
+    RouterConfig.Limits lim = config.limits();
+    this.fleet =
+        new Fleet(
+            lim.breakerFailures(),
+            lim.breakerCooldownMs(),
+            lim.breakerMaxCooldownMs(),
+            System::currentTimeMillis);
+    this.router = new RequestRouter(fleet, index, load, config.policy(), approx, metrics);
+    this.analyzer = new RequestAnalyzer(config, tokenizer, metrics);
+    this.transport = parts.transport(config);
+    this.transport.start(ingest);
+    this.discovery = parts.discovery(config);
+    this.discovery.start(this::onWorkers);
+    if (config.discovery().backend() == RouterConfig.Backend.STATIC) {
+      this.health =
+          new HealthChecker(
+                  () -> fleet.members().stream().map(Fleet.Member::info).toList(),
+                  (w, ok) -> fleet.setHealthy(w.id(), ok),
+                  config.discovery().healthIntervalMs(),
+                  2)
+              .start();
+    } else {
+      this.health = null;
+    }
+  }
+
+  /** Starts the core: loads the tokenizer, starts the writer, transport and discovery. */
+  public static RouterRuntime start(RouterConfig config, Parts parts) throws Exception {
+    return new RouterRuntime(config, parts);
+  }
+
+  private synchronized void onWorkers(List<WorkerInfo> snapshot) {
+    Fleet.Change change = fleet.apply(snapshot);
+    Set<WorkerId> current = snapshot.stream().map(WorkerInfo::id).collect(Collectors.toSet());
+    ingest.workers(current, new HashSet<>(change.removed()));
+    transport.workersChanged(change.current());
+    for (WorkerId gone : change.removed()) {
+      load.forget(gone);
+      approx.forget(gone);
+      metrics.unbindWorker(gone);
+    }
+    for (WorkerInfo w : change.added()) {
+      Fleet.Member m = fleet.member(w.id());
+      metrics.bindWorker(w.id(), index, load, m.breaker(), () -> ingest.applied(w.id()));
+    }
+    if (!change.added().isEmpty() || !change.removed().isEmpty()) {
+      log.info(
+          "fleet added={} removed={} workers={}",
+          change.added().stream().map(WorkerInfo::id).toList(),
+          change.removed(),
+          change.current().size());
+    }
+  }
+
+  /** Why the router is not ready (empty when it is). */
+  public List<String> notReadyReasons() {
+    List<String> reasons = new ArrayList<>();
+    if (shuttingDown) {
+      reasons.add("shutting down");
+    }
+    if (!discovery.synced() || !fleet.synced()) {
+      reasons.add("discovery (" + discovery.name() + ") has not synced");
+    }
+    if (fleet.routable(RequestRouter.FULL_REQUEST_ROLES, Set.of()).isEmpty()) {
+      reasons.add("no routable worker");
+    }
+    if (!transport.warm()) {
+      reasons.add("KV events (" + transport.name() + ") not connected yet");
+    }
+    return reasons;
+  }
+
+  public void beginShutdown() {
+    shuttingDown = true;
+  }
+
+  public boolean shuttingDown() {
+    return shuttingDown;
+  }
+
+  public RouterConfig config() {
+    return config;
+  }
+
+  public RouterMetrics metrics() {
+    return metrics;
+  }
+
+  public PromptTokenizer tokenizer() {
+    return tokenizer;
+  }
+
+  public PrefixIndex index() {
+    return index;
+  }
+
+  public EventIngest ingest() {
+    return ingest;
+  }
+
+  public LoadTracker load() {
+    return load;
+  }
+
+  public Fleet fleet() {
+    return fleet;
+  }
+
+  public RequestRouter router() {
+    return router;
+  }
+
+  public RequestAnalyzer analyzer() {
+    return analyzer;
+  }
+
+  public EventTransport transport() {
+    return transport;
+  }
+
+  public Discovery discovery() {
+    return discovery;
+  }
+
+  public long startedAtMillis() {
+    return startedAt;
+  }
+
+  @Override
+  public void close() {
+    shuttingDown = true;
+    if (health != null) {
+      health.close();
+    }
+    discovery.close();
+    transport.close();
+    ingest.close();
+    if (tokenizer != null && ownsTokenizer) {
+      tokenizer.close();
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package io.infera.router.http;
+
+import io.infera.router.config.ConfigLoader;
+import io.infera.router.config.RouterConfig;
+import io.infera.router.discovery.Discovery;
+import io.infera.router.discovery.StaticDiscovery;
+import io.infera.router.events.EventTransport;
+import io.infera.router.events.InprocBus;
+import io.infera.router.events.InprocTransport;
+import io.infera.router.routing.RouterRuntime;
+import io.infera.router.tokenize.PromptTokenizer;
+import io.infera.router.tokenize.TestTokenizers;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A router on a free port in front of stub engines, with the inproc event bus. */
+public final class RouterHarness implements AutoCloseable {
+
+  public final Vertx vertx;
+  public final RouterRuntime runtime;
+  public final RouterServer server;
+  public final int port;
+  public final InprocBus bus;
+  public final HttpClient http =
+      HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(5))
+          .version(HttpClient.Version.HTTP_1_1)
+          .build();
+
+  private RouterHarness(Vertx vertx, RouterConfig cfg, RouterRuntime.Parts parts) throws Exception {
+    this.vertx = vertx;
+    this.bus = InprocBus.named(cfg.events().inprocBus());
+    this.runtime = RouterRuntime.start(cfg, parts);
+    this.server = new RouterServer(vertx, runtime);
+    this.port = server.start().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** YAML for a static fleet of {@code engines} (extra YAML lines appended at top level). */
+  public static String yaml(List<StubEngine> engines, String extra) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("model: Qwen/Qwen3-0.6B\n")
+        .append("loraAdapters: [sql-lora]\n")
+        .append("pageSize: 16\n")
+        .append("tokenizer: {path: 'builtin:qwen3'}\n")
+        .append("events: {transport: inproc, inprocBus: 'test-")
+        .append(System.nanoTime())
+        .append("'}\n")
+        .append("listen: {host: 127.0.0.1, port: 0}\n")
+        .append("discovery:\n  backend: static\n  healthIntervalMs: 200\n  workers:\n");
+    for (StubEngine e : engines) {
+      sb.append("    - {id: ").append(e.name()).append(", url: '").append(e.url()).append("'}\n");
+    }
+    return sb.append(extra == null ? "" : extra).toString();
+  }
+
+  public static RouterHarness start(Vertx vertx, List<StubEngine> engines, String extraYaml)
+      throws Exception {
+    RouterConfig cfg = ConfigLoader.parse(yaml(engines, extraYaml));
+    return new RouterHarness(vertx, cfg, testParts());
+  }
+
+  public static RouterHarness start(Vertx vertx, RouterConfig cfg, RouterRuntime.Parts parts)
+      throws Exception {
+    return new RouterHarness(vertx, cfg, parts);
+  }
+
+  /** Static discovery, inproc events, the shared Qwen3 tokenizer. */
+  public static RouterRuntime.Parts testParts() {
+    return new RouterRuntime.Parts() {
+      @Override
+      public Discovery discovery(RouterConfig config) {
+        return new StaticDiscovery(config.discovery().workers());
+      }
+
+      @Override
+      public EventTransport transport(RouterConfig config) {
+        return new InprocTransport(InprocBus.named(config.events().inprocBus()));
+      }
+
+      @Override
+      public PromptTokenizer tokenizer(RouterConfig config) {
+        return config.tokenizer().mode() == RouterConfig.TokenizerMode.ENGINE
+            ? null
+            : TestTokenizers.qwen3();
+      }
+
+      @Override
+      public boolean ownsTokenizer() {
+        return false;
+      }
+    };
+  }
+
+  public String url(String path) {
+    return "http://127.0.0.1:" + port + path;
+  }
+
+  public HttpResponse<String> post(String path, String body, String... headers) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(url(path)))
+            .timeout(Duration.ofSeconds(30))
+            .header("content-type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  public HttpResponse<String> get(String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Sum of in-flight bookings over all workers (must return to 0 after every request). */
+  public long inFlight() {
+    return runtime.fleet().members().stream()
+        .mapToLong(m -> runtime.load().load(m.info().id()).inFlight())
+        .sum();
+  }
+
+  public long activeBlocks() {
+    return runtime.fleet().members().stream()
+        .mapToLong(m -> runtime.load().load(m.info().id()).activeBlocks())
+        .sum();
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    runtime.close();
+  }
+}

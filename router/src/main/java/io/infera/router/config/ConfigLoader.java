@@ -105,11 +105,40 @@ public final class ConfigLoader {
       if (!(v instanceof Map)) {
         throw new ConfigException(where + ": a RouterConfig must be a YAML mapping");
       }
-      return new LinkedHashMap<>((Map<String, Object>) v);
+      return stringKeys((Map<Object, Object>) v, "");
     } catch (YAMLException e) {
       String msg = e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' ');
       throw new ConfigException(where + ": invalid YAML: " + msg);
     }
+  }
+
+  /** Checks that every mapping key (recursively) is a string. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> stringKeys(Map<Object, Object> m, String path)
+      throws ConfigException {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (Map.Entry<Object, Object> e : m.entrySet()) {
+      if (!(e.getKey() instanceof String k)) {
+        throw new ConfigException(
+            (path.isEmpty() ? "" : path) + String.valueOf(e.getKey()) + ": keys must be strings");
+      }
+      Object v = e.getValue();
+      if (v instanceof Map<?, ?> child) {
+        v = stringKeys((Map<Object, Object>) child, path + k + ".");
+      } else if (v instanceof List<?> list) {
+        List<Object> copy = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+          Object item = list.get(i);
+          copy.add(
+              item instanceof Map<?, ?> im
+                  ? stringKeys((Map<Object, Object>) im, path + k + "[" + i + "].")
+                  : item);
+        }
+        v = copy;
+      }
+      out.put(k, v);
+    }
+    return out;
   }
 
   @SuppressWarnings("unchecked")

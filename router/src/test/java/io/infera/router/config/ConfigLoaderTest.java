@@ -1,0 +1,148 @@
+package io.infera.router.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.infera.router.policy.PolicyName;
+import io.infera.router.policy.Role;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ConfigLoaderTest {
+
+  @TempDir Path tmp;
+
+  private static final String MINIMAL =
+      "model: m\ntokenizer: {path: 'builtin:qwen3'}\n"
+          + "discovery: {workers: [{id: w0, url: 'http://127.0.0.1:9001'}]}\n";
+
+  static Stream<Path> goldenFiles() throws Exception {
+    Path dir = Path.of("..", "config", "router");
+    return Files.list(dir).filter(p -> p.toString().endsWith(".yaml")).sorted();
+  }
+
+  @ParameterizedTest
+  @MethodSource("goldenFiles")
+  void everyGoldenRouterConfigParses(Path file) throws Exception {
+    RouterConfig c = ConfigLoader.load(file, Map.of(), Map.of());
+    assertThat(c.model()).isNotBlank();
+    assertThat(c.pageSize()).isEqualTo(16);
+  }
+
+  @Test
+  void goldenKubernetesConfigCarriesTheOperatorsValues() throws Exception {
+    RouterConfig c = ConfigLoader.load(Path.of("..", "config", "router", "kubernetes-nats.yaml"), Map.of(), Map.of());
+    assertThat(c.discovery().backend()).isEqualTo(RouterConfig.Backend.KUBERNETES);
+    assertThat(c.discovery().pools()).singleElement().satisfies(p -> {
+      assertThat(p.service()).isEqualTo("demo-mixed");
+      assertThat(p.role()).isEqualTo(Role.MIXED);
+      assertThat(p.zmqPort()).isEqualTo(5557);
+    });
+    assertThat(c.policy().weightFor(Role.PREFILL)).isEqualTo(20.0);
+    assertThat(c.events().nats().url()).isEqualTo("nats://demo-nats:4222");
+  }
+
+  @Test
+  void defaultsFillEverythingUnset() throws Exception {
+    RouterConfig c = ConfigLoader.parse(MINIMAL);
+    assertThat(c.pageSize()).isEqualTo(16);
+    assertThat(c.policy().name()).isEqualTo(PolicyName.KV_AWARE);
+    assertThat(c.policy().overlapWeight()).isEqualTo(1.0);
+    assertThat(c.events().transport()).isEqualTo(RouterConfig.Transport.ZMQ);
+    assertThat(c.limits().maxBodyBytes()).isEqualTo(64L << 20);
+    assertThat(c.limits().retries()).isEqualTo(1);
+    assertThat(c.listen().port()).isEqualTo(8000);
+    assertThat(c.discovery().workers().get(0).role()).isEqualTo(Role.MIXED);
+  }
+
+  @Test
+  void flagBeatsEnvBeatsFileBeatsDefault() throws Exception {
+    Path file = tmp.resolve("c.yaml");
+    Files.writeString(file, MINIMAL + "policy: {name: round-robin, overlapWeight: 3}\npageSize: 32\n");
+    RouterConfig fileOnly = ConfigLoader.load(file, Map.of(), Map.of());
+    assertThat(fileOnly.policy().name()).isEqualTo(PolicyName.ROUND_ROBIN);
+    assertThat(fileOnly.pageSize()).isEqualTo(32);
+    Map<String, String> env = Map.of("INFERA_ROUTER_POLICY", "least-loaded", "INFERA_BLOCK_SIZE", "64");
+    RouterConfig withEnv = ConfigLoader.load(file, env, Map.of());
+    assertThat(withEnv.policy().name()).isEqualTo(PolicyName.LEAST_LOADED);
+    assertThat(withEnv.pageSize()).isEqualTo(64);
+    assertThat(withEnv.policy().overlapWeight()).isEqualTo(3.0);
+    RouterConfig withFlags =
+        ConfigLoader.load(file, env, Map.of("--router-policy", "kv-aware", "--kv-overlap-weight", "2.5", "--port", "9999"));
+    assertThat(withFlags.policy().name()).isEqualTo(PolicyName.KV_AWARE);
+    assertThat(withFlags.policy().overlapWeight()).isEqualTo(2.5);
+    assertThat(withFlags.pageSize()).isEqualTo(64);
+    assertThat(withFlags.listen().port()).isEqualTo(9999);
+    assertThat(ConfigLoader.envName("--kv-prefill-overlap-weight")).isEqualTo("INFERA_KV_PREFILL_OVERLAP_WEIGHT");
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '#',
+      value = {
+        "pageSize: 0#pageSize: 0 is outside [1, 4096]",
+        "pageSize: big#pageSize: expected an integer, got 'big'",
+        "policy: {name: random}#policy.name: unknown policy 'random'",
+        "policy: {overlapWeight: -1}#policy.overlapWeight: must be a finite number >= 0",
+        "limits: {retries: 99}#limits.retries: 99 is outside [0, 10]",
+        "events: {transport: kafka}#events.transport: unknown value 'kafka'",
+        "polcy: {name: kv-aware}#polcy: unknown key",
+        "listen: {port: 70000}#listen.port: 70000 is outside [0, 65535]",
+        "apiVersion: v2#apiVersion: expected infera.io/v1alpha1"
+      })
+  void invalidValuesNameTheirKey(String line, String message) {
+    assertThatThrownBy(() -> ConfigLoader.parse(MINIMAL + line + "\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(message);
+  }
+
+  @Test
+  void structuralErrorsAreClear() {
+    assertThatThrownBy(() -> ConfigLoader.parse("tokenizer: {path: x}\n"))
+        .hasMessageContaining("model: required");
+    assertThatThrownBy(() -> ConfigLoader.parse("model: m\ndiscovery: {workers: []}\n"))
+        .hasMessageContaining("tokenizer.path: required");
+    assertThatThrownBy(() -> ConfigLoader.parse("model: m\ntokenizer: {path: x}\n"))
+        .hasMessageContaining("discovery.workers: the static backend needs at least one worker");
+    assertThatThrownBy(() -> ConfigLoader.parse(MINIMAL.replace("http://", "ftp://")))
+        .hasMessageContaining("discovery.workers[0].url: expected http(s)://host:port");
+    assertThatThrownBy(() -> ConfigLoader.parse("model: m\nmodel: n\n"))
+        .hasMessageContaining("invalid YAML");
+    assertThatThrownBy(() -> ConfigLoader.parse("- just\n- a list\n"))
+        .hasMessageContaining("must be a YAML mapping");
+    assertThatThrownBy(() -> ConfigLoader.load(Path.of("/nope.yaml"), Map.of(), Map.of()))
+        .hasMessageContaining("does not exist");
+    assertThatThrownBy(
+            () -> ConfigLoader.parse("model: m\ntokenizer: {mode: engine}\ndiscovery: {backend: kubernetes}\n"))
+        .hasMessageContaining("discovery.pools");
+  }
+
+  @Test
+  void randomGarbageIsAlwaysAConfigExceptionNeverACrash() {
+    Random r = new Random(9);
+    String base = MINIMAL + "limits: {retries: 2}\npolicy: {name: kv-aware}\n";
+    for (int i = 0; i < 5000; i++) {
+      StringBuilder sb = new StringBuilder(base);
+      for (int e = 0; e < 1 + r.nextInt(4); e++) {
+        int at = r.nextInt(sb.length());
+        String junk = "{}[]:,'\"-#&*!|>\n \t";
+        sb.setCharAt(at, junk.charAt(r.nextInt(junk.length())));
+      }
+      try {
+        ConfigLoader.parse(sb.toString());
+      } catch (ConfigException expected) {
+        assertThat(expected.getMessage()).isNotBlank();
+      }
+    }
+    assertThat(List.of(base)).isNotEmpty();
+  }
+}

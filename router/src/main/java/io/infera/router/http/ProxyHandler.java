@@ -1,6 +1,10 @@
 package io.infera.router.http;
 
+import io.infera.router.json.Json;
+import io.infera.router.json.JsonException;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.policy.Role;
+import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestAnalyzer.Analyzed;
 import io.infera.router.routing.RequestAnalyzer.Endpoint;
@@ -8,6 +12,7 @@ import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
 import io.infera.router.routing.RouterRuntime;
 import io.infera.router.routing.RoutingFailure;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
@@ -20,7 +25,10 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.RoutingContext;
 import java.net.ConnectException;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -111,41 +119,37 @@ final class ProxyHandler {
                 fail(ex, f.failure());
                 return;
               }
-              ex.analyzed = ((RequestAnalyzer.Result.Ok) r).analyzed();
-              if (rt.tokenizer() == null && ex.analyzed.needsEngineTokens()) {
-                engineTokens(ex)
-                    .onComplete(
-                        v -> {
-                          if (!ex.clientGone) {
-                            attempt(ex);
-                          }
-                        });
-              } else {
-                attempt(ex);
-              }
+              withEngineTokens(((RequestAnalyzer.Result.Ok) r).analyzed(), requestId)
+                  .onComplete(
+                      a -> {
+                        ex.analyzed = a.result();
+                        if (!ex.clientGone) {
+                          attempt(ex);
+                        }
+                      });
             });
   }
 
   /**
    * {@code tokenizer.mode: engine}: asks a worker's {@code POST /tokenize} (vLLM's API) for the
    * prompt's tokens. Exact by construction, one extra hop; on any failure the request is routed by
-   * load and the failure counted.
+   * load and the failure counted. Without engine mode, returns the analysis unchanged.
    */
-  @SuppressWarnings("unchecked")
-  private io.vertx.core.Future<Void> engineTokens(Exchange ex) {
-    var members =
-        rt.fleet()
-            .routable(java.util.Set.of(io.infera.router.policy.Role.MIXED), java.util.Set.of());
-    if (members.isEmpty()) {
-      return io.vertx.core.Future.succeededFuture();
+  Future<Analyzed> withEngineTokens(Analyzed analyzed, String requestId) {
+    if (rt.tokenizer() != null || !analyzed.needsEngineTokens()) {
+      return Future.succeededFuture(analyzed);
     }
-    var member = members.get(Math.floorMod(ex.requestId.hashCode(), members.size()));
-    java.util.Map<String, Object> req = new java.util.LinkedHashMap<>();
-    java.util.Map<String, Object> body = ex.analyzed.body();
-    req.put("model", ex.analyzed.model());
-    if (ex.endpoint == Endpoint.CHAT) {
+    List<Fleet.Member> members = rt.fleet().routable(Set.of(Role.MIXED), Set.of());
+    if (members.isEmpty()) {
+      return Future.succeededFuture(analyzed);
+    }
+    Fleet.Member member = members.get(Math.floorMod(requestId.hashCode(), members.size()));
+    Map<String, Object> req = new LinkedHashMap<>();
+    Map<String, Object> body = analyzed.body();
+    req.put("model", analyzed.model());
+    if (analyzed.endpoint() == Endpoint.CHAT) {
       for (String k :
-          java.util.List.of(
+          List.of(
               "messages",
               "tools",
               "add_generation_prompt",
@@ -172,38 +176,41 @@ final class ProxyHandler {
     long t0 = System.nanoTime();
     return client
         .request(opts)
-        .compose(r -> r.send(io.infera.router.json.Json.write(req)))
+        .compose(r -> r.send(Json.write(req)))
         .compose(
             resp ->
                 resp.statusCode() == 200
                     ? resp.body()
-                    : io.vertx.core.Future.failedFuture("tokenize answered " + resp.statusCode()))
+                    : Future.<Buffer>failedFuture("tokenize answered " + resp.statusCode()))
         .map(
             buf -> {
-              try {
-                Object parsed = io.infera.router.json.Json.parse(buf.getBytes());
-                java.util.List<Object> tokens =
-                    (java.util.List<Object>) ((java.util.Map<String, Object>) parsed).get("tokens");
-                int[] ids = new int[tokens.size()];
-                for (int i = 0; i < ids.length; i++) {
-                  ids[i] = ((Number) tokens.get(i)).intValue();
-                }
-                ex.analyzed =
-                    ex.analyzed.withTokens(
-                        rt.analyzer().hash(ids, ex.analyzed.firstParent()), ids.length, null);
-                rt.metrics().tokenized(System.nanoTime() - t0);
-                return (Void) null;
-              } catch (Exception e) {
-                throw new IllegalStateException("unreadable /tokenize answer: " + e.getMessage());
-              }
+              int[] ids = engineIds(buf);
+              rt.metrics().tokenized(System.nanoTime() - t0);
+              return analyzed.withTokens(
+                  rt.analyzer().hash(ids, analyzed.firstParent()), ids.length, null);
             })
         .recover(
             e -> {
-              log.debug(
-                  "engine tokenize failed request_id={} error={}", ex.requestId, e.toString());
+              log.debug("engine tokenize failed request_id={} error={}", requestId, e.toString());
               rt.metrics().tokenizeFailed("engine");
-              return io.vertx.core.Future.succeededFuture();
+              return Future.succeededFuture(analyzed.withTokens(new long[0], -1, "engine"));
             });
+  }
+
+  private static int[] engineIds(Buffer buf) {
+    try {
+      Object parsed = Json.parse(buf.getBytes());
+      if (parsed instanceof Map<?, ?> m && m.get("tokens") instanceof List<?> tokens) {
+        int[] ids = new int[tokens.size()];
+        for (int i = 0; i < ids.length; i++) {
+          ids[i] = ((Number) tokens.get(i)).intValue();
+        }
+        return ids;
+      }
+    } catch (JsonException | ClassCastException e) {
+      throw new IllegalStateException("unreadable /tokenize answer: " + e.getMessage());
+    }
+    throw new IllegalStateException("/tokenize answer has no tokens");
   }
 
   private void attempt(Exchange ex) {

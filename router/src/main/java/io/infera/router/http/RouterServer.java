@@ -185,13 +185,20 @@ public final class RouterServer implements AutoCloseable {
                 ErrorResponses.send(ctx.response(), f.failure(), requestId);
                 return;
               }
-              var analyzed = ((RequestAnalyzer.Result.Ok) ar.result()).analyzed();
-              RequestRouter.Pick pick = rt.router().explain(analyzed.hashes());
-              if (pick instanceof RequestRouter.Pick.Failed f) {
-                ErrorResponses.send(ctx.response(), f.failure(), requestId);
-                return;
-              }
-              json(ctx, 200, AdminViews.explain(analyzed, ((RequestRouter.Pick.Ok) pick).plan()));
+              proxy
+                  .withEngineTokens(((RequestAnalyzer.Result.Ok) ar.result()).analyzed(), requestId)
+                  .onSuccess(
+                      analyzed -> {
+                        RequestRouter.Pick pick = rt.router().explain(analyzed.hashes());
+                        if (pick instanceof RequestRouter.Pick.Failed f) {
+                          ErrorResponses.send(ctx.response(), f.failure(), requestId);
+                          return;
+                        }
+                        json(
+                            ctx,
+                            200,
+                            AdminViews.explain(analyzed, ((RequestRouter.Pick.Ok) pick).plan()));
+                      });
             });
   }
 

@@ -28,9 +28,12 @@ public final class LoadTracker {
   private final AtomicLong picks = new AtomicLong();
   private final AtomicLong tickets = new AtomicLong();
 
-  /** The loads of {@code workers} now, with a fresh pick ticket. */
+  /**
+   * The loads of {@code workers} as the next pick sees them (every earlier charge decayed once more
+   * for this pick), with a fresh pick ticket.
+   */
   public LoadSnapshot snapshot(List<Worker> workers) {
-    long now = picks.get();
+    long now = picks.get() + 1;
     Map<WorkerId, WorkerLoad> loads = new HashMap<>(workers.size() * 2);
     for (Worker w : workers) {
       State s = states.get(w.id());

@@ -40,13 +40,18 @@ class ConfigLoaderTest {
 
   @Test
   void goldenKubernetesConfigCarriesTheOperatorsValues() throws Exception {
-    RouterConfig c = ConfigLoader.load(Path.of("..", "config", "router", "kubernetes-nats.yaml"), Map.of(), Map.of());
+    RouterConfig c =
+        ConfigLoader.load(
+            Path.of("..", "config", "router", "kubernetes-nats.yaml"), Map.of(), Map.of());
     assertThat(c.discovery().backend()).isEqualTo(RouterConfig.Backend.KUBERNETES);
-    assertThat(c.discovery().pools()).singleElement().satisfies(p -> {
-      assertThat(p.service()).isEqualTo("demo-mixed");
-      assertThat(p.role()).isEqualTo(Role.MIXED);
-      assertThat(p.zmqPort()).isEqualTo(5557);
-    });
+    assertThat(c.discovery().pools())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.service()).isEqualTo("demo-mixed");
+              assertThat(p.role()).isEqualTo(Role.MIXED);
+              assertThat(p.zmqPort()).isEqualTo(5557);
+            });
     assertThat(c.policy().weightFor(Role.PREFILL)).isEqualTo(20.0);
     assertThat(c.events().nats().url()).isEqualTo("nats://demo-nats:4222");
   }
@@ -67,22 +72,28 @@ class ConfigLoaderTest {
   @Test
   void flagBeatsEnvBeatsFileBeatsDefault() throws Exception {
     Path file = tmp.resolve("c.yaml");
-    Files.writeString(file, MINIMAL + "policy: {name: round-robin, overlapWeight: 3}\npageSize: 32\n");
+    Files.writeString(
+        file, MINIMAL + "policy: {name: round-robin, overlapWeight: 3}\npageSize: 32\n");
     RouterConfig fileOnly = ConfigLoader.load(file, Map.of(), Map.of());
     assertThat(fileOnly.policy().name()).isEqualTo(PolicyName.ROUND_ROBIN);
     assertThat(fileOnly.pageSize()).isEqualTo(32);
-    Map<String, String> env = Map.of("INFERA_ROUTER_POLICY", "least-loaded", "INFERA_BLOCK_SIZE", "64");
+    Map<String, String> env =
+        Map.of("INFERA_ROUTER_POLICY", "least-loaded", "INFERA_BLOCK_SIZE", "64");
     RouterConfig withEnv = ConfigLoader.load(file, env, Map.of());
     assertThat(withEnv.policy().name()).isEqualTo(PolicyName.LEAST_LOADED);
     assertThat(withEnv.pageSize()).isEqualTo(64);
     assertThat(withEnv.policy().overlapWeight()).isEqualTo(3.0);
     RouterConfig withFlags =
-        ConfigLoader.load(file, env, Map.of("--router-policy", "kv-aware", "--kv-overlap-weight", "2.5", "--port", "9999"));
+        ConfigLoader.load(
+            file,
+            env,
+            Map.of("--router-policy", "kv-aware", "--kv-overlap-weight", "2.5", "--port", "9999"));
     assertThat(withFlags.policy().name()).isEqualTo(PolicyName.KV_AWARE);
     assertThat(withFlags.policy().overlapWeight()).isEqualTo(2.5);
     assertThat(withFlags.pageSize()).isEqualTo(64);
     assertThat(withFlags.listen().port()).isEqualTo(9999);
-    assertThat(ConfigLoader.envName("--kv-prefill-overlap-weight")).isEqualTo("INFERA_KV_PREFILL_OVERLAP_WEIGHT");
+    assertThat(ConfigLoader.envName("--kv-prefill-overlap-weight"))
+        .isEqualTo("INFERA_KV_PREFILL_OVERLAP_WEIGHT");
   }
 
   @ParameterizedTest
@@ -122,7 +133,9 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> ConfigLoader.load(Path.of("/nope.yaml"), Map.of(), Map.of()))
         .hasMessageContaining("does not exist");
     assertThatThrownBy(
-            () -> ConfigLoader.parse("model: m\ntokenizer: {mode: engine}\ndiscovery: {backend: kubernetes}\n"))
+            () ->
+                ConfigLoader.parse(
+                    "model: m\ntokenizer: {mode: engine}\ndiscovery: {backend: kubernetes}\n"))
         .hasMessageContaining("discovery.pools");
   }
 

@@ -167,7 +167,13 @@ public final class StubEngine implements AutoCloseable {
           resp.putHeader("content-type", "application/json")
               .end(
                   Json.write(
-                      Map.of("count", 3, "max_model_len", 4096, "tokens", List.of(1, 2, 3))));
+                      Map.of(
+                          "count",
+                          40,
+                          "max_model_len",
+                          4096,
+                          "tokens",
+                          java.util.stream.IntStream.range(100, 140).boxed().toList())));
         } else if (stream) {
           resp.setChunked(true).putHeader("content-type", "text/event-stream");
           String s = sse(name);

@@ -1,0 +1,126 @@
+package io.infera.router.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.infera.router.json.Json;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Shutdown, the approx-prefix policy and engine-side tokenization, over real HTTP. */
+class RouterBehaviourIT {
+
+  static Vertx vertx;
+
+  @BeforeAll
+  static void vertx() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterAll
+  static void close() {
+    vertx.close();
+  }
+
+  private static String chat(String content, boolean stream) {
+    return "{\"stream\":"
+        + stream
+        + ",\"messages\":[{\"role\":\"user\",\"content\":"
+        + Json.write(content)
+        + "}]}";
+  }
+
+  @Test
+  void gracefulShutdownLetsInFlightStreamsFinishAndRefusesNewWork() throws Exception {
+    StubEngine e = new StubEngine(vertx, "slow");
+    e.mode(StubEngine.Mode.SLOW_STREAM);
+    RouterHarness r =
+        RouterHarness.start(vertx, List.of(e), "limits: {shutdownTimeoutMs: 10000}\n");
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> r.get("/ready").statusCode() == 200);
+      HttpRequest req =
+          HttpRequest.newBuilder(URI.create(r.url("/v1/chat/completions")))
+              .header("content-type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString(chat("long answer", true)))
+              .build();
+      CompletableFuture<HttpResponse<String>> inFlight =
+          r.http.sendAsync(req, HttpResponse.BodyHandlers.ofString());
+      await().atMost(Duration.ofSeconds(5)).until(() -> r.inFlight() == 1);
+      CompletableFuture<Void> shutdown =
+          r.server.shutdown().toCompletionStage().toCompletableFuture();
+      assertThat(r.runtime.notReadyReasons()).contains("shutting down");
+      HttpResponse<String> done = inFlight.get(20, TimeUnit.SECONDS);
+      assertThat(done.statusCode()).isEqualTo(200);
+      assertThat(done.body()).endsWith("data: [DONE]\n\n").contains("{\"n\":40}");
+      shutdown.get(20, TimeUnit.SECONDS);
+      assertThatThrownBy(() -> r.post("/v1/chat/completions", chat("late", false)))
+          .isInstanceOf(java.io.IOException.class);
+      assertThat(r.inFlight()).isZero();
+    } finally {
+      r.runtime.close();
+      e.close();
+    }
+  }
+
+  @Test
+  void approxPrefixLearnsFromItsOwnDecisions() throws Exception {
+    StubEngine a = new StubEngine(vertx, "a");
+    StubEngine b = new StubEngine(vertx, "b");
+    RouterHarness r = RouterHarness.start(vertx, List.of(a, b), "policy: {name: approx-prefix}\n");
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> r.get("/ready").statusCode() == 200);
+      String prompt = "A long shared document about routers and caches. ".repeat(40);
+      HttpResponse<String> first = r.post("/v1/chat/completions", chat(prompt, false));
+      String worker = first.headers().firstValue("x-infera-worker").orElseThrow();
+      assertThat(first.headers().firstValue("x-infera-cache-hit-blocks")).hasValue("0");
+      HttpResponse<String> second = r.post("/v1/chat/completions", chat(prompt, false));
+      assertThat(second.headers().firstValue("x-infera-worker")).hasValue(worker);
+      assertThat(
+              Integer.parseInt(
+                  second.headers().firstValue("x-infera-cache-hit-blocks").orElseThrow()))
+          .isGreaterThan(10);
+    } finally {
+      r.close();
+      a.close();
+      b.close();
+    }
+  }
+
+  @Test
+  void engineTokenizerModeAsksTheWorkersTokenizeEndpoint() throws Exception {
+    StubEngine e = new StubEngine(vertx, "e");
+    String yaml =
+        RouterHarness.yaml(List.of(e), "")
+            .replace("tokenizer: {path: 'builtin:qwen3'}", "tokenizer: {mode: engine}");
+    RouterHarness r =
+        RouterHarness.start(
+            vertx, io.infera.router.config.ConfigLoader.parse(yaml), RouterHarness.testParts());
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> r.get("/ready").statusCode() == 200);
+      HttpResponse<String> resp = r.post("/v1/chat/completions", chat("hello", false));
+      assertThat(resp.statusCode()).isEqualTo(200);
+      assertThat(e.seen())
+          .extracting(StubEngine.Seen::path)
+          .containsExactly("/tokenize", "/v1/chat/completions");
+      Map<?, ?> tokenizeBody = (Map<?, ?>) Json.parse(e.seen().get(0).body());
+      assertThat(tokenizeBody.get("add_special_tokens")).isEqualTo(false);
+      assertThat(tokenizeBody.get("messages")).isNotNull();
+      HttpResponse<String> explain = r.post("/v1/admin/explain", chat("hello", false));
+      assertThat(explain.body()).contains("\"request_blocks\":2").contains("\"prompt_tokens\":40");
+    } finally {
+      r.close();
+      e.close();
+    }
+  }
+}

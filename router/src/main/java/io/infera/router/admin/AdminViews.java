@@ -132,6 +132,7 @@ public final class AdminViews {
       src.put("last_seq", s.lastSeq());
       src.put("degraded", s.degraded());
       src.put("batches", s.batches());
+      src.put("event_lag_seconds", rt.metrics().eventLagSeconds(s.source().worker()));
       sources.add(src);
     }
     out.put("sources", sources);

@@ -119,6 +119,12 @@ public final class RouterMetrics {
     retries.increment();
   }
 
+  /** Last observed event lag of a worker, or null. */
+  public Double eventLagSeconds(WorkerId worker) {
+    double[] l = eventLag.get(worker);
+    return l == null ? null : l[0];
+  }
+
   public void eventLag(WorkerId worker, double seconds) {
     eventLag.computeIfAbsent(worker, w -> new double[1])[0] = seconds;
   }

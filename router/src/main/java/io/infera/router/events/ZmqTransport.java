@@ -50,6 +50,10 @@ public final class ZmqTransport implements EventTransport {
    * @param reconnectInterval first ZMQ reconnect delay after a lost or refused connection
    * @param reconnectIntervalMax ZMQ reconnect back-off cap (also the retry delay of an endpoint
    *     whose connect failed, e.g. a host name that does not resolve yet)
+   * @param handshakeInterval a connection whose ZMTP handshake has not completed by then is dropped
+   *     and redialled. Short on purpose: jeromq 0.6.0's connecting side sometimes never starts the
+   *     handshake (zeromq/jeromq#1022), and the 30 s ZMQ default would leave such a source deaf for
+   *     that long
    * @param receiveHighWaterMark messages buffered per SUB socket before ZMQ drops (seen as a gap)
    * @param replayTimeout longest time one replay request may hold the poller
    * @param replayBackoff after a timed-out replay, that source's gaps stay unfilled this long
@@ -61,6 +65,7 @@ public final class ZmqTransport implements EventTransport {
       Duration pollInterval,
       Duration reconnectInterval,
       Duration reconnectIntervalMax,
+      Duration handshakeInterval,
       int receiveHighWaterMark,
       Duration replayTimeout,
       Duration replayBackoff,
@@ -71,6 +76,7 @@ public final class ZmqTransport implements EventTransport {
       positive(pollInterval, "pollInterval");
       positive(reconnectInterval, "reconnectInterval");
       positive(reconnectIntervalMax, "reconnectIntervalMax");
+      positive(handshakeInterval, "handshakeInterval");
       positive(replayTimeout, "replayTimeout");
       nonNegative(replayBackoff, "replayBackoff");
       nonNegative(settleTime, "settleTime");
@@ -83,14 +89,15 @@ public final class ZmqTransport implements EventTransport {
     }
 
     /**
-     * 50 ms poll, reconnect 100 ms … 5 s, 100k messages per socket, 2 s replay bound, 5 s replay
-     * back-off, 300 ms settle time, catch-up on.
+     * 50 ms poll, reconnect 100 ms … 5 s, 1 s handshake, 100k messages per socket, 2 s replay
+     * bound, 5 s replay back-off, 300 ms settle time, catch-up on.
      */
     public static Settings defaults() {
       return new Settings(
           Duration.ofMillis(50),
           Duration.ofMillis(100),
           Duration.ofSeconds(5),
+          Duration.ofSeconds(1),
           100_000,
           Duration.ofSeconds(2),
           Duration.ofSeconds(5),
@@ -386,10 +393,12 @@ public final class ZmqTransport implements EventTransport {
 
   private void run() {
     log.info(
-        "zmq transport started poll_ms={} reconnect_ms={}..{} rcvhwm={} replay_timeout_ms={}",
+        "zmq transport started poll_ms={} reconnect_ms={}..{} handshake_ms={} rcvhwm={}"
+            + " replay_timeout_ms={}",
         settings.pollInterval().toMillis(),
         settings.reconnectInterval().toMillis(),
         settings.reconnectIntervalMax().toMillis(),
+        settings.handshakeInterval().toMillis(),
         settings.receiveHighWaterMark(),
         settings.replayTimeout().toMillis());
     try (ZContext ctx = new ZContext(1)) {
@@ -518,6 +527,7 @@ public final class ZmqTransport implements EventTransport {
     sub.setRcvHWM(settings.receiveHighWaterMark());
     sub.setReconnectIVL((int) settings.reconnectInterval().toMillis());
     sub.setReconnectIVLMax((int) settings.reconnectIntervalMax().toMillis());
+    sub.setHandshakeIvl((int) settings.handshakeInterval().toMillis());
     sub.subscribe(ZMQ.SUBSCRIPTION_ALL);
     try {
       sub.connect(s.key.endpoint());
@@ -753,6 +763,14 @@ public final class ZmqTransport implements EventTransport {
     ZMQ.Socket dealer = context.createSocket(SocketType.DEALER);
     try {
       dealer.setLinger(0);
+      dealer.setReconnectIVL((int) settings.reconnectInterval().toMillis());
+      // A stuck handshake (see Settings#handshakeInterval) must be redialled within the bound;
+      // the queued request survives the redial.
+      dealer.setHandshakeIvl(
+          (int)
+              Math.min(
+                  settings.handshakeInterval().toMillis(),
+                  Math.max(1, settings.replayTimeout().toMillis() / 3)));
       dealer.connect(s.key.replayEndpoint());
       // The engine's ROUTER sees [identity, "", start_seq].
       dealer.sendMore(EMPTY);

@@ -408,6 +408,7 @@ class ZmqTransportIT {
         d.pollInterval(),
         d.reconnectInterval(),
         d.reconnectIntervalMax(),
+        d.handshakeInterval(),
         d.receiveHighWaterMark(),
         timeout,
         d.replayBackoff(),

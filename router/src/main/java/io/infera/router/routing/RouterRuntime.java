@@ -60,6 +60,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final long startedAt = System.currentTimeMillis();
   private final boolean ownsTokenizer;
   private volatile boolean shuttingDown;
+  private volatile boolean eventsWarm;
 
   private RouterRuntime(RouterConfig config, Parts parts) throws Exception {
     this.config = config;
@@ -135,7 +136,11 @@ public final class RouterRuntime implements AutoCloseable {
     if (fleet.routable(RequestRouter.FULL_REQUEST_ROLES, Set.of()).isEmpty()) {
       reasons.add("no routable worker");
     }
-    if (!transport.warm()) {
+    // Latched: once the event plane was warm, a new worker joining does not flap readiness.
+    if (!eventsWarm) {
+      eventsWarm = transport.warm();
+    }
+    if (!eventsWarm) {
       reasons.add("KV events (" + transport.name() + ") not connected yet");
     }
     return reasons;

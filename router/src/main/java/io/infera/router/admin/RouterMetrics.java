@@ -146,6 +146,22 @@ public final class RouterMetrics {
     stats.get();
   }
 
+  /** The ZMQ transport's counters (messages, replays, gaps, restarts, failures). */
+  public void bindZmq(io.infera.router.events.ZmqTransport z) {
+    Map<String, java.util.function.ToDoubleFunction<io.infera.router.events.ZmqTransport>> c =
+        Map.of(
+            "infera.zmq.messages", t -> t.messagesReceived(),
+            "infera.zmq.replays", t -> t.replaysRequested(),
+            "infera.zmq.replay.messages", t -> t.replayMessages(),
+            "infera.zmq.replay.timeouts", t -> t.replayTimeouts(),
+            "infera.zmq.sequence.gaps", t -> t.sequenceGaps(),
+            "infera.zmq.missed.messages", t -> t.missedMessages(),
+            "infera.zmq.engine.restarts", t -> t.engineRestarts(),
+            "infera.zmq.connect.failures", t -> t.connectFailures(),
+            "infera.zmq.errors", t -> t.errors());
+    c.forEach((name, f) -> FunctionCounter.builder(name, z, f).register(registry));
+  }
+
   /** Per-worker gauges; removed again by {@link #unbindWorker}. */
   public void bindWorker(
       WorkerId worker,

@@ -80,6 +80,9 @@ public final class RouterRuntime implements AutoCloseable {
     this.router = new RequestRouter(fleet, index, load, config.policy(), approx, metrics);
     this.analyzer = new RequestAnalyzer(config, tokenizer, metrics);
     this.transport = parts.transport(config);
+    if (transport instanceof io.infera.router.events.ZmqTransport z) {
+      metrics.bindZmq(z);
+    }
     this.transport.start(ingest);
     this.discovery = parts.discovery(config);
     this.discovery.start(this::onWorkers);

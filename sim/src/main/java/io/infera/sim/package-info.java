@@ -1,6 +1,6 @@
 /**
- * Simulated vLLM/SGLang engines, the load generator, the demo and the routing benchmarks.
- *
- * <p>Reuses the router's tokenizer and KV-event model; built out in issue 5.
+ * The simulator: engines that behave like vLLM/SGLang without a GPU ({@code kvcache}, {@code
+ * sched}, {@code engine}), workloads ({@code workload}), the routing-quality benchmark ({@code
+ * bench}) and the demo ({@code demo}). Reuses the router's tokenizer and KV-event model.
  */
 package io.infera.sim;

@@ -83,6 +83,15 @@ public final class HfTokenizer implements AutoCloseable {
     return out;
   }
 
+  /** Decodes ids to text (special tokens kept), e.g. for simulated engines' output. */
+  public String decode(int[] ids) {
+    long[] l = new long[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      l[i] = ids[i];
+    }
+    return tokenizer.decode(l, false);
+  }
+
   public List<AddedToken> addedTokens() {
     return addedTokens;
   }

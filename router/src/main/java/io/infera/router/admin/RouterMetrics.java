@@ -35,6 +35,8 @@ public final class RouterMetrics {
   private final Map<String, Counter> tokenizeFailures = new ConcurrentHashMap<>();
   private final Map<WorkerId, List<Meter>> workerMeters = new ConcurrentHashMap<>();
   private final Map<WorkerId, double[]> eventLag = new ConcurrentHashMap<>();
+  // Micrometer holds function meters' state objects weakly: keep the suppliers alive here.
+  private final Map<WorkerId, Supplier<Long>> appliedSuppliers = new ConcurrentHashMap<>();
 
   public RouterMetrics() {
     decision =
@@ -171,6 +173,7 @@ public final class RouterMetrics {
       Supplier<Long> appliedBatches) {
     List<Meter> meters = new ArrayList<>();
     Tags tags = Tags.of("worker", worker.value());
+    appliedSuppliers.put(worker, appliedBatches);
     meters.add(
         Gauge.builder("infera.worker.active.blocks", load, l -> l.load(worker).activeBlocks())
             .tags(tags)
@@ -210,6 +213,7 @@ public final class RouterMetrics {
   }
 
   public void unbindWorker(WorkerId worker) {
+    appliedSuppliers.remove(worker);
     List<Meter> meters = workerMeters.remove(worker);
     if (meters != null) {
       meters.forEach(registry::remove);

@@ -1,0 +1,541 @@
+package io.infera.sim.bench;
+
+import io.infera.router.config.ConfigLoader;
+import io.infera.router.config.RouterConfig;
+import io.infera.router.discovery.Discovery;
+import io.infera.router.discovery.StaticDiscovery;
+import io.infera.router.events.EventTransport;
+import io.infera.router.events.ZmqTransport;
+import io.infera.router.http.RouterServer;
+import io.infera.router.json.Json;
+import io.infera.router.kv.BlockHasher;
+import io.infera.router.kv.WorkerId;
+import io.infera.router.policy.Booking;
+import io.infera.router.policy.Decision;
+import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.Overlap;
+import io.infera.router.policy.PolicyConfig;
+import io.infera.router.policy.Role;
+import io.infera.router.policy.RoutingPolicy;
+import io.infera.router.policy.Worker;
+import io.infera.router.routing.RouterRuntime;
+import io.infera.router.tokenize.PromptTokenizer;
+import io.infera.router.tokenize.TokenizerSource;
+import io.infera.sim.bench.report.RequestResult;
+import io.infera.sim.engine.EngineOptions;
+import io.infera.sim.engine.Flavor;
+import io.infera.sim.engine.SimEngine;
+import io.infera.sim.workload.Session;
+import io.infera.sim.workload.Turn;
+import io.infera.sim.workload.Workload;
+import io.vertx.core.Vertx;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The live driver: simulated engines (real HTTP servers and ZMQ publishers on loopback) behind the
+ * real router ({@link RouterRuntime} + {@link RouterServer}, zmq transport, static discovery), in
+ * this JVM, fresh for every arm and seed. Requests are {@code /v1/completions} with token-id
+ * prompts, streamed, so TTFT is the first SSE chunk; the engines' clocks run {@code speedup} times
+ * faster and reported times are in simulated milliseconds (wall × speedup). The oracle arm bypasses
+ * the router and picks by the engines' true caches.
+ */
+public final class LiveCluster {
+
+  private static PromptTokenizer tokenizer;
+
+  private LiveCluster() {}
+
+  /** The shared tokenizer (vendored Qwen3), loaded once per JVM. */
+  public static synchronized PromptTokenizer tokenizer() throws Exception {
+    if (tokenizer == null) {
+      tokenizer =
+          PromptTokenizer.load(
+              new TokenizerSource.Builtin("qwen3"), PromptTokenizer.Options.defaults());
+    }
+    return tokenizer;
+  }
+
+  /** Which OpenAI endpoint the load generator uses. */
+  public enum Api {
+    /** {@code /v1/completions} with token-id prompts (exact token accounting; supports oracle). */
+    COMPLETIONS,
+    /**
+     * {@code /v1/chat/completions} with OpenAI messages: the router renders the chat template and
+     * tokenizes like a production deployment (no oracle: it would need the engines' rendering).
+     */
+    CHAT
+  }
+
+  /** Progress of one run: requests answered (or skipped after a failed turn) of the total. */
+  public interface Listener {
+    void requestDone(Arm arm, int seed, int done, int total);
+  }
+
+  public static BenchRunner.Driver driver(FleetSpec fleet, double speedup) {
+    return driver(fleet, speedup, Api.COMPLETIONS, null);
+  }
+
+  public static BenchRunner.Driver driver(
+      FleetSpec fleet, double speedup, Api api, Listener listener) {
+    if (!(speedup > 0)) {
+      throw new IllegalArgumentException("speedup must be > 0");
+    }
+    return (arm, seed, workload) -> run(fleet, speedup, api, listener, arm, seed, workload);
+  }
+
+  /** A fleet of engines plus (for policy arms) a router, torn down after the run. */
+  public static final class Stack implements AutoCloseable {
+    public final Vertx vertx = Vertx.vertx();
+    public final List<SimEngine> engines = new ArrayList<>();
+    public RouterRuntime runtime;
+    public RouterServer server;
+    public int routerPort;
+
+    @Override
+    public void close() {
+      if (server != null) {
+        server.close();
+      }
+      if (runtime != null) {
+        runtime.close();
+      }
+      for (SimEngine e : engines) {
+        e.close();
+      }
+      vertx.close();
+    }
+  }
+
+  /** Starts {@code fleet.workers()} engines and, unless {@code policy} is null, the router. */
+  public static Stack start(FleetSpec fleet, double speedup, int seed, PolicyConfig policy)
+      throws Exception {
+    Stack stack = new Stack();
+    try {
+      for (int i = 0; i < fleet.workers(); i++) {
+        EngineOptions o =
+            EngineOptions.defaults().toBuilder()
+                .flavor(Flavor.VLLM_MAP)
+                .blockSize(fleet.blockSize())
+                .numBlocks(fleet.blocksPerWorker())
+                .model("sim")
+                .speedup(speedup)
+                .hashSeed(1000L * seed + i)
+                .maxNumSeqs(fleet.engine().maxNumSeqs())
+                .maxNumBatchedTokens(fleet.engine().maxNumBatchedTokens())
+                .build();
+        stack.engines.add(SimEngine.start(o, stack.vertx, tokenizer()));
+      }
+      if (policy != null) {
+        StringBuilder yaml =
+            new StringBuilder("model: sim\npageSize: ")
+                .append(fleet.blockSize())
+                .append("\ntokenizer: {path: 'builtin:qwen3'}\nevents: {transport: zmq}\n")
+                .append("policy: {name: ")
+                .append(policy.name().wireName())
+                .append(", overlapWeight: ")
+                .append(policy.overlapWeight())
+                .append(
+                    "}\nlisten: {host: 127.0.0.1, port: 0}\nlimits: {firstByteTimeoutMs: 600000}\n")
+                .append("discovery:\n  healthIntervalMs: 1000\n  workers:\n");
+        for (int i = 0; i < stack.engines.size(); i++) {
+          SimEngine e = stack.engines.get(i);
+          yaml.append("    - {id: w")
+              .append(i)
+              .append(", url: '")
+              .append(e.url())
+              .append("', zmq: '")
+              .append(e.zmqEndpoint())
+              .append("'")
+              .append(e.replayEndpoint() == null ? "" : ", zmqReplay: '" + e.replayEndpoint() + "'")
+              .append("}\n");
+        }
+        RouterConfig cfg = ConfigLoader.parse(yaml.toString());
+        stack.runtime =
+            RouterRuntime.start(
+                cfg,
+                new RouterRuntime.Parts() {
+                  @Override
+                  public Discovery discovery(RouterConfig c) {
+                    return new StaticDiscovery(c.discovery().workers());
+                  }
+
+                  @Override
+                  public EventTransport transport(RouterConfig c) {
+                    return new ZmqTransport();
+                  }
+
+                  @Override
+                  public PromptTokenizer tokenizer(RouterConfig c) throws Exception {
+                    return LiveCluster.tokenizer();
+                  }
+
+                  @Override
+                  public boolean ownsTokenizer() {
+                    return false;
+                  }
+                });
+        stack.server = new RouterServer(stack.vertx, stack.runtime);
+        stack.routerPort =
+            stack
+                .server
+                .start()
+                .toCompletionStage()
+                .toCompletableFuture()
+                .get(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!stack.runtime.notReadyReasons().isEmpty()) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("router not ready: " + stack.runtime.notReadyReasons());
+          }
+          Thread.sleep(50);
+        }
+      }
+      return stack;
+    } catch (Exception e) {
+      stack.close();
+      throw e;
+    }
+  }
+
+  static VirtualCluster.Run run(
+      FleetSpec fleet,
+      double speedup,
+      Api api,
+      Listener listener,
+      Arm arm,
+      int seed,
+      Workload workload)
+      throws Exception {
+    if (arm.isOracle() && api == Api.CHAT) {
+      throw new IllegalArgumentException("the oracle arm needs token-id prompts (completions)");
+    }
+    PolicyConfig pc = fleet.policy(arm.policy());
+    try (Stack stack = start(fleet, speedup, seed, arm.isOracle() ? null : pc)) {
+      return new Load(stack, fleet, speedup, api, listener, arm, seed).run(workload);
+    }
+  }
+
+  /** Sends a workload and measures it. */
+  static final class Load {
+    final Stack stack;
+    final FleetSpec fleet;
+    final double speedup;
+    final Api api;
+    final Listener listener;
+    final Arm arm;
+    final int seed;
+    final HttpClient http;
+    final java.util.concurrent.atomic.AtomicInteger done =
+        new java.util.concurrent.atomic.AtomicInteger();
+    int total;
+    final ExecutorService pool = Executors.newCachedThreadPool();
+    final ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
+    final List<RequestResult> results = Collections.synchronizedList(new ArrayList<>());
+    final LoadTracker oracleLoad = new LoadTracker();
+    final RoutingPolicy oracle;
+    final BlockHasher hasher;
+    long t0;
+
+    Load(
+        Stack stack,
+        FleetSpec fleet,
+        double speedup,
+        Api api,
+        Listener listener,
+        Arm arm,
+        int seed) {
+      this.stack = stack;
+      this.fleet = fleet;
+      this.speedup = speedup;
+      this.api = api;
+      this.listener = listener;
+      this.arm = arm;
+      this.seed = seed;
+      this.hasher = new BlockHasher(fleet.blockSize());
+      this.oracle = RoutingPolicy.of(fleet.policy(io.infera.router.policy.PolicyName.KV_AWARE));
+      this.http =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .executor(pool)
+              .connectTimeout(Duration.ofSeconds(10))
+              .build();
+    }
+
+    VirtualCluster.Run run(Workload workload) throws Exception {
+      List<Session> sessions = workload.sessions();
+      for (Session s : sessions) {
+        total += s.turns().size();
+      }
+      CountDownLatch finished = new CountDownLatch(sessions.size());
+      t0 = System.nanoTime();
+      for (Session s : sessions) {
+        Conversation c = new Conversation(s, finished);
+        timer.schedule(() -> turn(c), (long) (s.startMs() / speedup * 1000), TimeUnit.MICROSECONDS);
+      }
+      try {
+        if (!finished.await(30, TimeUnit.MINUTES)) {
+          throw new IllegalStateException("benchmark run did not finish within 30 minutes");
+        }
+      } finally {
+        timer.shutdownNow();
+        pool.shutdownNow();
+      }
+      double simMs = (System.nanoTime() - t0) / 1e6 * speedup;
+      return new VirtualCluster.Run(List.copyOf(results), Math.max(1, simMs));
+    }
+
+    /** One session's progress: its token context (completions) or its answers (chat). */
+    final class Conversation {
+      final Session session;
+      final CountDownLatch finished;
+      final List<Integer> context = new ArrayList<>();
+      final List<String> answers = new ArrayList<>();
+      int turn;
+
+      Conversation(Session session, CountDownLatch finished) {
+        this.session = session;
+        this.finished = finished;
+        for (int t : session.systemTokens()) {
+          context.add(t);
+        }
+      }
+    }
+
+    private void progress(int n) {
+      int d = done.addAndGet(n);
+      if (listener != null) {
+        listener.requestDone(arm, seed, d, total);
+      }
+    }
+
+    private double simNow() {
+      return (System.nanoTime() - t0) / 1e6 * speedup;
+    }
+
+    private void turn(Conversation c) {
+      Turn turn = c.session.turns().get(c.turn);
+      for (int t : turn.userTokens()) {
+        c.context.add(t);
+      }
+      pool.execute(
+          () -> {
+            RequestResult r = send(c, turn.outputTokens());
+            results.add(r);
+            c.turn++;
+            if (c.turn < c.session.turns().size() && !r.error()) {
+              progress(1);
+              double think = c.session.turns().get(c.turn).thinkMs();
+              timer.schedule(() -> turn(c), (long) (think / speedup * 1000), TimeUnit.MICROSECONDS);
+            } else {
+              // A failed turn ends the conversation, as a client would stop.
+              progress(1 + c.session.turns().size() - c.turn);
+              c.finished.countDown();
+            }
+          });
+    }
+
+    private RequestResult send(Conversation c, int maxTokens) {
+      Session s = c.session;
+      int k = c.turn;
+      int[] prompt = c.context.stream().mapToInt(Integer::intValue).toArray();
+      double sent = simNow();
+      String url;
+      String worker = null;
+      Booking booking = null;
+      if (arm.isOracle()) {
+        long[] hashes = hasher.requestHashes(prompt, 0);
+        List<Worker> candidates = new ArrayList<>();
+        Map<WorkerId, Integer> hits = new HashMap<>();
+        for (int i = 0; i < stack.engines.size(); i++) {
+          WorkerId id = WorkerId.of("w" + i);
+          candidates.add(new Worker(id, Role.MIXED));
+          hits.put(id, Math.min(hashes.length, trueHits(stack.engines.get(i), prompt)));
+        }
+        Decision d =
+            oracle.select(
+                candidates, new Overlap(hashes.length, hits), oracleLoad.snapshot(candidates));
+        worker = d.winner().value();
+        booking = oracleLoad.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
+        url = stack.engines.get(Integer.parseInt(worker.substring(1))).url();
+      } else {
+        url = "http://127.0.0.1:" + stack.routerPort;
+      }
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("model", "sim");
+      String path;
+      if (api == Api.CHAT) {
+        path = "/v1/chat/completions";
+        body.put("messages", s.messages(k, c.answers));
+      } else {
+        path = "/v1/completions";
+        List<Integer> ids = new ArrayList<>(prompt.length);
+        for (int t : prompt) {
+          ids.add(t);
+        }
+        body.put("prompt", ids);
+      }
+      body.put("max_tokens", maxTokens);
+      body.put("stream", true);
+      body.put("stream_options", Map.of("include_usage", true));
+      HttpRequest req =
+          HttpRequest.newBuilder(URI.create(url + path))
+              .timeout(Duration.ofMinutes(10))
+              .header("content-type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
+              .build();
+      try {
+        HttpResponse<InputStream> resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+        if (worker == null) {
+          worker = resp.headers().firstValue("x-infera-worker").orElse(null);
+        }
+        if (resp.statusCode() != 200) {
+          resp.body().close();
+          String kind =
+              resp.statusCode() == 429 || resp.statusCode() == 503
+                  ? RequestResult.REJECTED
+                  : "http_" + resp.statusCode();
+          return RequestResult.failed(arm.name(), seed, s.id(), k, worker, sent, kind);
+        }
+        Stream stream = readStream(resp.body());
+        double end = simNow();
+        if (api == Api.CHAT) {
+          c.answers.add(stream.answer.toString());
+        } else {
+          for (int t : tokenizer().encodeRendered(stream.answer.toString())) {
+            c.context.add(t);
+          }
+        }
+        return RequestResult.ok(
+            arm.name(),
+            seed,
+            s.id(),
+            k,
+            worker,
+            sent,
+            (stream.firstMs < 0 ? end : stream.firstMs) - sent,
+            end - sent,
+            stream.itl,
+            stream.promptTokens < 0 ? prompt.length : stream.promptTokens,
+            stream.cachedTokens,
+            stream.completionTokens);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return RequestResult.failed(arm.name(), seed, s.id(), k, worker, sent, "interrupted");
+      } catch (Exception e) {
+        return RequestResult.failed(
+            arm.name(),
+            seed,
+            s.id(),
+            k,
+            worker,
+            sent,
+            "exception: " + e.getClass().getSimpleName());
+      } finally {
+        if (booking != null) {
+          booking.release();
+        }
+      }
+    }
+
+    /** What one streamed answer carried. */
+    final class Stream {
+      double firstMs = -1;
+      double lastMs = -1;
+      final List<Double> itl = new ArrayList<>();
+      final StringBuilder answer = new StringBuilder();
+      int promptTokens = -1;
+      int cachedTokens;
+      int completionTokens;
+    }
+
+    private Stream readStream(InputStream body) throws Exception {
+      Stream st = new Stream();
+      try (BufferedReader in =
+          new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          if (!line.startsWith("data: ") || line.equals("data: [DONE]")) {
+            continue;
+          }
+          if (!(Json.parse(line.substring(6)) instanceof Map<?, ?> chunk)) {
+            continue;
+          }
+          if (chunk.get("usage") instanceof Map<?, ?> u) {
+            st.promptTokens = intOf(u.get("prompt_tokens"));
+            st.completionTokens = intOf(u.get("completion_tokens"));
+            if (u.get("prompt_tokens_details") instanceof Map<?, ?> d) {
+              st.cachedTokens = intOf(d.get("cached_tokens"));
+            }
+          }
+          String text = textOf(chunk);
+          if (text != null && !text.isEmpty()) {
+            double now = simNow();
+            if (st.firstMs < 0) {
+              st.firstMs = now;
+            } else {
+              st.itl.add(now - st.lastMs);
+            }
+            st.lastMs = now;
+            st.answer.append(text);
+          }
+        }
+      }
+      return st;
+    }
+
+    /**
+     * The text of a completions ({@code choices[0].text}) or chat ({@code delta.content}) chunk.
+     */
+    private static String textOf(Map<?, ?> chunk) {
+      if (!(chunk.get("choices") instanceof List<?> choices)
+          || choices.isEmpty()
+          || !(choices.get(0) instanceof Map<?, ?> c0)) {
+        return null;
+      }
+      if (c0.get("text") instanceof String t) {
+        return t;
+      }
+      if (c0.get("delta") instanceof Map<?, ?> delta && delta.get("content") instanceof String t) {
+        return t;
+      }
+      return null;
+    }
+
+    private static int intOf(Object o) {
+      return o instanceof Number n ? n.intValue() : 0;
+    }
+
+    /** The engine's true cached prefix of {@code prompt}, in blocks (0 if it cannot say). */
+    private static int trueHits(SimEngine engine, int[] prompt) {
+      try {
+        return engine
+            .inspect(0, core -> core.blocks().cachedPrefixBlocks(prompt, null))
+            .get(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return 0;
+      } catch (Exception e) {
+        return 0;
+      }
+    }
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The routing-quality benchmark: the same fleet and workload under every router policy plus an
+ * oracle that knows each engine's true cache, fresh caches per arm, several seeds. Two drivers:
+ * {@link io.infera.sim.bench.VirtualCluster} (deterministic discrete-event simulation of the
+ * engines with the production routing code; the CI quality gate) and {@link
+ * io.infera.sim.bench.LiveCluster} (real router and simulated engines over loopback HTTP and ZMQ).
+ */
+package io.infera.sim.bench;

@@ -1,0 +1,70 @@
+package io.infera.sim.bench.report;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One arm's results pooled over its seeds. Latencies and throughput count successful requests only;
+ * undefined values (no data) are NaN. Built by {@link Summaries}.
+ *
+ * @param policy the arm
+ * @param seeds number of distinct seeds pooled
+ * @param requests all requests sent, failed ones included
+ * @param errors failed requests, rejections included
+ * @param rejections errors of kind {@link RequestResult#REJECTED}
+ * @param ttftP50Ms median time to first token (nearest rank)
+ * @param ttftP90Ms 90th percentile TTFT
+ * @param ttftP99Ms 99th percentile TTFT
+ * @param itlP50Ms median inter-token latency over all pooled gaps
+ * @param itlP99Ms 99th percentile inter-token latency
+ * @param throughputTokS output tokens of successful requests per second of run time (all seeds'
+ *     tokens over all seeds' run time)
+ * @param hitRatio Σ cached tokens / Σ prompt tokens over successful requests
+ * @param hitRatioVsOracle {@code hitRatio} / the oracle arm's hit ratio; null without an oracle
+ * @param maxMinShare most requests on one worker / fewest on one; +∞ when a worker got none
+ * @param perWorkerRequests requests routed to each worker, in natural worker order
+ */
+public record ArmSummary(
+    String policy,
+    int seeds,
+    int requests,
+    int errors,
+    int rejections,
+    double ttftP50Ms,
+    double ttftP90Ms,
+    double ttftP99Ms,
+    double itlP50Ms,
+    double itlP99Ms,
+    double throughputTokS,
+    double hitRatio,
+    Double hitRatioVsOracle,
+    double maxMinShare,
+    Map<String, Long> perWorkerRequests) {
+
+  public ArmSummary {
+    Objects.requireNonNull(policy, "policy");
+    perWorkerRequests = Collections.unmodifiableMap(new LinkedHashMap<>(perWorkerRequests));
+  }
+
+  /** A copy with {@code hitRatioVsOracle} replaced. */
+  public ArmSummary withHitRatioVsOracle(Double vsOracle) {
+    return new ArmSummary(
+        policy,
+        seeds,
+        requests,
+        errors,
+        rejections,
+        ttftP50Ms,
+        ttftP90Ms,
+        ttftP99Ms,
+        itlP50Ms,
+        itlP99Ms,
+        throughputTokS,
+        hitRatio,
+        vsOracle,
+        maxMinShare,
+        perWorkerRequests);
+  }
+}

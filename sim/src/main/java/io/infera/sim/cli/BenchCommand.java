@@ -1,0 +1,277 @@
+package io.infera.sim.cli;
+
+import io.infera.sim.bench.Arm;
+import io.infera.sim.bench.BenchRunner;
+import io.infera.sim.bench.FleetSpec;
+import io.infera.sim.bench.LiveCluster;
+import io.infera.sim.bench.StandardWorkloads;
+import io.infera.sim.bench.report.ReportWriter;
+import io.infera.sim.workload.TraceFormatException;
+import io.infera.sim.workload.TraceWorkload;
+import io.infera.sim.workload.Workload;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.IntFunction;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code infera-sim bench}: routing quality, every policy and the oracle side by side. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run one workload against the same simulated fleet under every routing policy plus an"
+          + " oracle that knows each engine's true cache (fresh caches per arm, several seeds),"
+          + " and report TTFT, ITL, throughput, hit ratio (also relative to the oracle), worker"
+          + " share, errors and rejections as a table, DIR/results.json, DIR/report.md and PNG"
+          + " charts.",
+      "--virtual-time runs engines and the production routing code in a deterministic"
+          + " discrete-event simulation (seconds, reproducible); without it the real router and"
+          + " simulated engines talk over loopback HTTP and ZMQ."
+    })
+public final class BenchCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  static final class Source {
+    @Option(
+        names = "--workload",
+        paramLabel = "NAME",
+        description = "shared-prefix, multi-turn or no-reuse.")
+    String workload;
+
+    @Option(
+        names = "--trace",
+        paramLabel = "FILE.jsonl",
+        description =
+            "Replay a Mooncake-format trace (timestamp, input_length, output_length, hash_ids).")
+    Path trace;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  Source source;
+
+  @Option(
+      names = "--workers",
+      defaultValue = "8",
+      description = "Simulated engines (default ${DEFAULT-VALUE}).")
+  int workers;
+
+  @Option(
+      names = "--policies",
+      defaultValue = "all",
+      description =
+          "Comma-separated arms: kv-aware, approx-prefix, least-loaded, round-robin, oracle; all ="
+              + " every policy plus the oracle (default).")
+  String policies;
+
+  @Option(
+      names = "--seeds",
+      defaultValue = "3",
+      description = "Seeds per arm (default ${DEFAULT-VALUE}).")
+  int seeds;
+
+  @Option(names = "--virtual-time", description = "Deterministic discrete-event simulation.")
+  boolean virtualTime;
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "Report folder (default bench-results/<time>).")
+  Path out;
+
+  @Option(
+      names = "--rate",
+      paramLabel = "R",
+      description = "Arrivals per second (default: per workload).")
+  Double rate;
+
+  @Option(
+      names = "--requests",
+      paramLabel = "N",
+      description = "Requests (or conversations) to send (default: per workload).")
+  Integer requests;
+
+  @Option(
+      names = "--kv-fraction",
+      defaultValue = "0.7",
+      description =
+          "shared-prefix: distinct system prompts as a fraction of the fleet's KV (default ${DEFAULT-VALUE}).")
+  double kvFraction;
+
+  @Option(
+      names = "--blocks-per-worker",
+      defaultValue = "2048",
+      description = "KV blocks per engine (default ${DEFAULT-VALUE}).")
+  int blocksPerWorker;
+
+  @Option(
+      names = "--block-size",
+      defaultValue = "16",
+      description = "Tokens per KV block (default ${DEFAULT-VALUE}).")
+  int blockSize;
+
+  @Option(
+      names = "--speedup",
+      defaultValue = "10",
+      description = "Live mode: simulated time runs this much faster (default ${DEFAULT-VALUE}).")
+  double speedup;
+
+  @Option(
+      names = "--trace-block-tokens",
+      defaultValue = "512",
+      description = "Tokens per trace hash id (default ${DEFAULT-VALUE}, Mooncake's).")
+  int traceBlockTokens;
+
+  @Option(
+      names = "--trace-speedup",
+      defaultValue = "1",
+      description = "Divide trace timestamps by this (default ${DEFAULT-VALUE}).")
+  double traceSpeedup;
+
+  @Option(
+      names = "--overlap-weight",
+      defaultValue = "1.0",
+      description =
+          "The router's policy.overlapWeight for kv-aware, approx-prefix and the oracle: what a"
+              + " block of prefill saved is worth against a block of load (default"
+              + " ${DEFAULT-VALUE}, the router's default).")
+  double overlapWeight;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter outw = spec.commandLine().getOut();
+    Logs.quietUnlessConfigured();
+    if (!(overlapWeight >= 0) || Double.isInfinite(overlapWeight)) {
+      err.println("infera-sim bench: --overlap-weight must be a finite number >= 0");
+      return 2;
+    }
+    if (workers < 1 || seeds < 1 || blocksPerWorker < 1 || blockSize < 1 || !(speedup > 0)) {
+      err.println(
+          "infera-sim bench: --workers, --seeds, --blocks-per-worker, --block-size and --speedup must be positive");
+      return 2;
+    }
+    List<Arm> arms;
+    try {
+      arms = Arm.parse(policies);
+    } catch (IllegalArgumentException e) {
+      err.println("infera-sim bench: --policies: " + e.getMessage());
+      return 2;
+    }
+    FleetSpec fleet =
+        new FleetSpec(
+            workers,
+            blocksPerWorker,
+            blockSize,
+            io.infera.sim.sched.EngineConfig.defaults(),
+            2.0,
+            overlapWeight);
+    IntFunction<Workload> workload;
+    String name;
+    try {
+      if (source.trace != null) {
+        TraceWorkload.Options base =
+            TraceWorkload.Options.defaults()
+                .withBlockTokens(traceBlockTokens)
+                .withSpeedup(traceSpeedup)
+                .withMaxRequests(requests == null ? Integer.MAX_VALUE : requests);
+        // Parse once up front so a bad file stops here with its line number.
+        TraceWorkload.load(source.trace, base);
+        Path file = source.trace;
+        workload =
+            seed -> {
+              try {
+                return TraceWorkload.load(file, base.withSeed(seed));
+              } catch (TraceFormatException | java.io.IOException e) {
+                throw new IllegalStateException("trace changed while running: " + e.getMessage());
+              }
+            };
+        name = "trace " + source.trace.getFileName();
+      } else {
+        workload = StandardWorkloads.of(source.workload, fleet, kvFraction, requests, rate);
+        name = source.workload;
+      }
+    } catch (TraceFormatException e) {
+      err.println("infera-sim bench: " + e.getMessage());
+      return 2;
+    } catch (java.nio.file.NoSuchFileException e) {
+      err.println("infera-sim bench: --trace: no such file: " + e.getFile());
+      return 2;
+    } catch (java.io.IOException e) {
+      err.println("infera-sim bench: --trace: cannot read " + source.trace + ": " + e.getMessage());
+      return 2;
+    } catch (IllegalArgumentException e) {
+      err.println("infera-sim bench: " + e.getMessage());
+      return 2;
+    }
+    List<Integer> seedList = new ArrayList<>();
+    for (int s = 1; s <= seeds; s++) {
+      seedList.add(s);
+    }
+    List<String> fleetWorkers = new ArrayList<>();
+    for (int i = 0; i < workers; i++) {
+      fleetWorkers.add("w" + i);
+    }
+    Path dir =
+        out != null
+            ? out
+            : Path.of(
+                "bench-results",
+                LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    BenchRunner.Driver driver =
+        virtualTime ? BenchRunner.virtual(fleet) : LiveCluster.driver(fleet, speedup);
+    BenchRunner.Result result;
+    try (ProgressBar pb =
+        new ProgressBarBuilder()
+            .setTaskName("bench " + name)
+            .setInitialMax((long) arms.size() * seedList.size())
+            .setStyle(ProgressBarStyle.ASCII)
+            .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
+            .build()) {
+      result =
+          BenchRunner.run(
+              driver,
+              arms,
+              seedList,
+              workload,
+              fleetWorkers,
+              (done, total, label) -> {
+                pb.stepTo(done);
+                pb.setExtraMessage(label);
+              });
+    }
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("workload", name);
+    params.put("mode", virtualTime ? "virtual time" : "live (speedup " + speedup + ")");
+    params.put("workers", workers);
+    params.put("blocks_per_worker", blocksPerWorker);
+    params.put("block_size", blockSize);
+    params.put("seeds", seeds);
+    params.put("policies", policies);
+    params.put("overlap_weight", overlapWeight);
+    String chartsProblem =
+        ReportWriter.write(dir, "Routing benchmark: " + name, params, result.arms(), result.all());
+    if (chartsProblem != null) {
+      err.println("warning: " + chartsProblem);
+      err.flush();
+    }
+    outw.println(ReportWriter.table(result.arms()));
+    outw.println("report: " + dir.toAbsolutePath());
+    outw.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,46 @@
+package io.infera.sim.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** Entry point of {@code infera-sim.jar}. */
+@Command(
+    name = "infera-sim",
+    mixinStandardHelpOptions = true,
+    version = "infera-sim 0.1.0",
+    description = "GPU-free simulated vLLM/SGLang engines, the demo and the routing benchmark.",
+    subcommands = {
+      DemoCommand.class,
+      BenchCommand.class,
+      EngineCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class InferaSim implements Runnable {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  public static void main(String[] args) {
+    System.setProperty("java.awt.headless", "true");
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The configured command line (tests call {@code execute} on it). */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new InferaSim());
+    cl.setExecutionExceptionHandler(
+        (ex, cmd, parseResult) -> {
+          cmd.getErr()
+              .println(
+                  "infera-sim: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+          return 1;
+        });
+    return cl;
+  }
+}

@@ -1,0 +1,234 @@
+package io.infera.sim.engine;
+
+import io.infera.router.kv.KvEvent;
+import io.infera.router.kv.KvEvent.AllBlocksCleared;
+import io.infera.router.kv.KvEvent.BlockRemoved;
+import io.infera.router.kv.KvEvent.BlockStored;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessagePacker;
+
+/**
+ * Encodes one step's KV events as the msgpack batch payload a real engine sends (DESIGN.md §4), in
+ * the shape of a {@link Flavor}:
+ *
+ * <ul>
+ *   <li>{@code VLLM}: {@code [ts, [events], dp_rank]}, events {@code ["BlockStored", hashes,
+ *       parent, token_ids, block_size, lora_id, medium, lora_name]}, {@code ["BlockRemoved",
+ *       hashes, medium]}, {@code ["AllBlocksCleared"]};
+ *   <li>{@code VLLM_MAP}: {@code {ts, events, data_parallel_rank}} with {@code {"type": …}} events
+ *       carrying vLLM 2026's field names;
+ *   <li>{@code SGLANG}: array batch, one event per page (SGLang's radix cache emits per page),
+ *       stores {@code ["BlockStored", [hash], parent, token_ids, page_size, lora_id]}, removes
+ *       {@code ["BlockRemoved", [hash]]} — msgspec's {@code omit_defaults} drops the absent medium.
+ * </ul>
+ *
+ * <p>Hashes go out as msgpack integers, unsigned: values at or above 2^63 become uint64, as Python
+ * ints do. Stateless and thread-safe.
+ */
+public final class KvEventEncoder {
+
+  private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
+
+  private KvEventEncoder() {}
+
+  /**
+   * @param ts seconds since the epoch
+   * @param events the step's events in order (engine hashes)
+   * @param dpRank the publishing rank
+   */
+  public static byte[] encode(Flavor flavor, double ts, List<KvEvent> events, int dpRank) {
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      switch (flavor) {
+        case VLLM -> {
+          p.packArrayHeader(3).packDouble(ts).packArrayHeader(events.size());
+          for (KvEvent e : events) {
+            vllmArrayEvent(p, e);
+          }
+          p.packInt(dpRank);
+        }
+        case VLLM_MAP -> {
+          p.packMapHeader(3);
+          p.packString("ts").packDouble(ts);
+          p.packString("events").packArrayHeader(events.size());
+          for (KvEvent e : events) {
+            vllmMapEvent(p, e);
+          }
+          p.packString("data_parallel_rank").packInt(dpRank);
+        }
+        case SGLANG -> {
+          List<KvEvent> pages = perPage(events);
+          p.packArrayHeader(3).packDouble(ts).packArrayHeader(pages.size());
+          for (KvEvent e : pages) {
+            sglangEvent(p, e);
+          }
+          p.packInt(dpRank);
+        }
+      }
+      return p.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Splits multi-block events into one event per block, chaining parents, as SGLang sends. */
+  static List<KvEvent> perPage(List<KvEvent> events) {
+    List<KvEvent> out = new ArrayList<>(events.size());
+    for (KvEvent e : events) {
+      if (e instanceof BlockStored s && s.blockHashes().length > 1) {
+        Long parent = s.parentBlockHash();
+        int bs = s.blockSize();
+        for (int i = 0; i < s.blockHashes().length; i++) {
+          long h = s.blockHashes()[i];
+          int[] tokens = Arrays.copyOfRange(s.tokenIds(), i * bs, (i + 1) * bs);
+          out.add(
+              new BlockStored(
+                  new long[] {h},
+                  parent,
+                  tokens,
+                  bs,
+                  s.loraId(),
+                  s.loraName(),
+                  s.medium(),
+                  s.groupIdx(),
+                  s.kvCacheSpecKind(),
+                  s.cacheSalt()));
+          parent = h;
+        }
+      } else if (e instanceof BlockRemoved r && r.blockHashes().length > 1) {
+        for (long h : r.blockHashes()) {
+          out.add(new BlockRemoved(new long[] {h}, r.medium(), r.groupIdx()));
+        }
+      } else {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  private static void vllmArrayEvent(MessagePacker p, KvEvent e) throws IOException {
+    if (e instanceof BlockStored s) {
+      p.packArrayHeader(8).packString("BlockStored");
+      hashes(p, s.blockHashes());
+      optHash(p, s.parentBlockHash());
+      tokens(p, s.tokenIds());
+      p.packInt(s.blockSize());
+      optLong(p, s.loraId());
+      p.packString(medium(s.medium()));
+      optString(p, s.loraName());
+    } else if (e instanceof BlockRemoved r) {
+      p.packArrayHeader(3).packString("BlockRemoved");
+      hashes(p, r.blockHashes());
+      p.packString(medium(r.medium()));
+    } else if (e instanceof AllBlocksCleared) {
+      p.packArrayHeader(1).packString("AllBlocksCleared");
+    }
+  }
+
+  private static void vllmMapEvent(MessagePacker p, KvEvent e) throws IOException {
+    if (e instanceof BlockStored s) {
+      p.packMapHeader(12);
+      p.packString("type").packString("BlockStored");
+      p.packString("block_hashes");
+      hashes(p, s.blockHashes());
+      p.packString("parent_block_hash");
+      optHash(p, s.parentBlockHash());
+      p.packString("token_ids");
+      tokens(p, s.tokenIds());
+      p.packString("block_size").packInt(s.blockSize());
+      p.packString("lora_id");
+      optLong(p, s.loraId());
+      p.packString("medium").packString(medium(s.medium()));
+      p.packString("lora_name");
+      optString(p, s.loraName());
+      p.packString("extra_keys").packNil();
+      p.packString("group_idx").packInt(s.groupIdx() == null ? 0 : s.groupIdx());
+      p.packString("kv_cache_spec_kind");
+      p.packString(s.kvCacheSpecKind() == null ? "full_attention" : s.kvCacheSpecKind());
+      p.packString("kv_cache_spec_sliding_window").packNil();
+    } else if (e instanceof BlockRemoved r) {
+      p.packMapHeader(4);
+      p.packString("type").packString("BlockRemoved");
+      p.packString("block_hashes");
+      hashes(p, r.blockHashes());
+      p.packString("medium").packString(medium(r.medium()));
+      p.packString("group_idx").packInt(r.groupIdx() == null ? 0 : r.groupIdx());
+    } else if (e instanceof AllBlocksCleared) {
+      p.packMapHeader(1);
+      p.packString("type").packString("AllBlocksCleared");
+    }
+  }
+
+  private static void sglangEvent(MessagePacker p, KvEvent e) throws IOException {
+    if (e instanceof BlockStored s) {
+      p.packArrayHeader(6).packString("BlockStored");
+      hashes(p, s.blockHashes());
+      optHash(p, s.parentBlockHash());
+      tokens(p, s.tokenIds());
+      p.packInt(s.blockSize());
+      optLong(p, s.loraId());
+    } else if (e instanceof BlockRemoved r) {
+      p.packArrayHeader(2).packString("BlockRemoved");
+      hashes(p, r.blockHashes());
+    } else if (e instanceof AllBlocksCleared) {
+      p.packArrayHeader(1).packString("AllBlocksCleared");
+    }
+  }
+
+  private static String medium(String m) {
+    return m == null ? KvEvent.MEDIUM_GPU : m;
+  }
+
+  private static void hashes(MessagePacker p, long[] hashes) throws IOException {
+    p.packArrayHeader(hashes.length);
+    for (long h : hashes) {
+      u64(p, h);
+    }
+  }
+
+  private static void tokens(MessagePacker p, int[] tokens) throws IOException {
+    p.packArrayHeader(tokens.length);
+    for (int t : tokens) {
+      p.packInt(t);
+    }
+  }
+
+  private static void optHash(MessagePacker p, Long h) throws IOException {
+    if (h == null) {
+      p.packNil();
+    } else {
+      u64(p, h);
+    }
+  }
+
+  private static void optLong(MessagePacker p, Long v) throws IOException {
+    if (v == null) {
+      p.packNil();
+    } else {
+      p.packLong(v);
+    }
+  }
+
+  private static void optString(MessagePacker p, String s) throws IOException {
+    if (s == null) {
+      p.packNil();
+    } else {
+      p.packString(s);
+    }
+  }
+
+  /** An unsigned 64-bit hash: negative longs are the values at or above 2^63. */
+  private static void u64(MessagePacker p, long v) throws IOException {
+    if (v >= 0) {
+      p.packLong(v);
+    } else {
+      p.packBigInteger(BigInteger.valueOf(v).add(TWO_64));
+    }
+  }
+}

@@ -27,8 +27,16 @@ public final class BenchRunner {
     void step(int done, int total, String label);
   }
 
-  /** Every arm's summary plus every request. */
-  public record Result(List<ArmSummary> arms, List<RequestResult> all) {}
+  /**
+   * Every arm's summary plus every request, and warnings about the runs' validity.
+   *
+   * @param maxClockSlip the live engines' worst clock slip over every run (0 in virtual time)
+   */
+  public record Result(
+      List<ArmSummary> arms, List<RequestResult> all, List<String> warnings, double maxClockSlip) {}
+
+  /** Above this clock slip a live run's latencies are noticeably inflated by the host. */
+  public static final double CLOCK_SLIP_WARNING = 0.05;
 
   private BenchRunner() {}
 
@@ -50,6 +58,8 @@ public final class BenchRunner {
     }
     List<ArmSummary> summaries = new ArrayList<>();
     List<RequestResult> all = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
+    double maxSlip = 0;
     int total = arms.size() * seeds.size();
     int done = 0;
     for (Arm arm : arms) {
@@ -60,6 +70,18 @@ public final class BenchRunner {
           progress.step(done, total, arm.name() + " seed " + s);
         }
         VirtualCluster.Run run = driver.run(arm, s, workloads.get(s));
+        maxSlip = Math.max(maxSlip, run.clockSlip());
+        if (run.clockSlip() > CLOCK_SLIP_WARNING) {
+          warnings.add(
+              String.format(
+                  java.util.Locale.ROOT,
+                  "%s seed %d: the simulated engines finished their steps %.0f%% late on average"
+                      + " (this machine could not keep up with the speedup); its latencies include"
+                      + " host overhead, so lower --speedup",
+                  arm.name(),
+                  s,
+                  100 * run.clockSlip()));
+        }
         armResults.addAll(run.results());
         durations.put(s, run.durationMs());
         done++;
@@ -70,7 +92,7 @@ public final class BenchRunner {
       all.addAll(armResults);
       summaries.add(Summaries.summarize(arm.name(), armResults, durations, fleetWorkers));
     }
-    return new Result(Summaries.withOracle(summaries), all);
+    return new Result(Summaries.withOracle(summaries), all, List.copyOf(warnings), maxSlip);
   }
 
   /** The virtual-time driver. */

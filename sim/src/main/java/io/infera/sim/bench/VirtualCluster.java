@@ -44,7 +44,15 @@ import java.util.Set;
 public final class VirtualCluster {
 
   /** What one arm produced. */
-  public record Run(List<RequestResult> results, double durationMs) {}
+  /**
+   * @param clockSlip live runs: the engines' worst clock slip (see {@code SimEngine.clockSlip}); 0
+   *     in virtual time
+   */
+  public record Run(List<RequestResult> results, double durationMs, double clockSlip) {
+    public Run(List<RequestResult> results, double durationMs) {
+      this(results, durationMs, 0);
+    }
+  }
 
   private sealed interface Ev {
     double at();

@@ -126,8 +126,10 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--speedup",
-      defaultValue = "10",
-      description = "Live mode: simulated time runs this much faster (default ${DEFAULT-VALUE}).")
+      defaultValue = "1",
+      description =
+          "Live mode: simulated time runs this much faster than the wall clock (default"
+              + " ${DEFAULT-VALUE}; the run warns when this machine cannot keep up).")
   double speedup;
 
   @Option(
@@ -263,6 +265,19 @@ public final class BenchCommand implements Callable<Integer> {
     params.put("seeds", seeds);
     params.put("policies", policies);
     params.put("overlap_weight", overlapWeight);
+    if (!virtualTime) {
+      params.put(
+          "engine_clock_slip",
+          String.format(
+              java.util.Locale.ROOT,
+              "%.1f%% (worst run; steps finished late because the host fell behind)",
+              100 * result.maxClockSlip()));
+    }
+    for (String w : result.warnings()) {
+      params.put("warning", w);
+      err.println("warning: " + w);
+    }
+    err.flush();
     String chartsProblem =
         ReportWriter.write(dir, "Routing benchmark: " + name, params, result.arms(), result.all());
     if (chartsProblem != null) {

@@ -59,6 +59,10 @@ final class EngineLoop implements KvEventListener {
   private volatile EngineCore.Stats stats;
   private volatile long kvBatches;
   private volatile long errors;
+  // Engine-clock slip: simulated ms by which steps completed after their scheduled end (the host
+  // could not keep up with the speedup), and simulated ms of step time scheduled. Loop thread.
+  private volatile double slipMs;
+  private volatile double stepMs;
 
   /**
    * @param publisher this rank's publisher, or null when events are off
@@ -101,6 +105,15 @@ final class EngineLoop implements KvEventListener {
   /** KV-event batches handed to the publisher. Any thread. */
   long kvBatches() {
     return kvBatches;
+  }
+
+  /**
+   * Simulated ms by which steps finished late (the host fell behind the speedup) per simulated ms
+   * of step time; 0 when the host keeps up. Any thread.
+   */
+  double clockSlip() {
+    double busy = stepMs;
+    return busy <= 0 ? 0 : slipMs / busy;
   }
 
   /** Unexpected exceptions caught on the loop thread. Any thread. */
@@ -208,6 +221,8 @@ final class EngineLoop implements KvEventListener {
       return;
     }
     sleepUntil(step.endMs());
+    slipMs += Math.max(0, nowMs() - step.endMs());
+    stepMs += step.durationMs();
     endTurn(core.complete(step));
   }
 

@@ -216,6 +216,19 @@ public final class SimEngine implements AutoCloseable {
     return loops.get(rank).stats();
   }
 
+  /**
+   * How far the engine clock slipped: simulated ms of lateness per simulated ms of step time, the
+   * worst rank. Above a few percent the host cannot keep up with {@code --speedup} and latencies
+   * include host overhead scaled by it.
+   */
+  public double clockSlip() {
+    double worst = 0;
+    for (EngineLoop l : loops) {
+      worst = Math.max(worst, l.clockSlip());
+    }
+    return worst;
+  }
+
   public int dpSize() {
     return loops.size();
   }

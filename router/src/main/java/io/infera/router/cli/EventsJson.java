@@ -1,10 +1,15 @@
 package io.infera.router.cli;
 
+import io.infera.router.json.Json;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.KvEvent.AllBlocksCleared;
 import io.infera.router.kv.KvEvent.BlockRemoved;
 import io.infera.router.kv.KvEvent.BlockStored;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /** The {@code events decode} output: one JSON object per event, keys in a fixed order. */
 public final class EventsJson {
@@ -13,31 +18,42 @@ public final class EventsJson {
 
   /** One event as one line of JSON; {@code rank} is the batch's dp rank (0 when absent). */
   public static String line(KvEvent e, int rank) {
-    Json j = new Json();
+    Map<String, Object> o = new LinkedHashMap<>();
     if (e instanceof BlockStored s) {
-      j.field("type", "BlockStored")
-          .field("dp_rank", rank)
-          .hashes("block_hashes", s.blockHashes())
-          .field("parent_block_hash", hexOrNull(s.parentBlockHash()))
-          .ints("token_ids", s.tokenIds())
-          .field("block_size", s.blockSize())
-          .field("lora_id", s.loraId())
-          .field("lora_name", s.loraName())
-          .field("medium", s.medium())
-          .field("group_idx", s.groupIdx())
-          .field("kv_cache_spec_kind", s.kvCacheSpecKind());
+      o.put("type", "BlockStored");
+      o.put("dp_rank", rank);
+      o.put("block_hashes", hex(s.blockHashes()));
+      o.put(
+          "parent_block_hash",
+          s.parentBlockHash() == null ? null : BlockHasher.hex(s.parentBlockHash()));
+      List<Long> tokens = new ArrayList<>(s.tokenIds().length);
+      for (int t : s.tokenIds()) {
+        tokens.add(Integer.toUnsignedLong(t));
+      }
+      o.put("token_ids", tokens);
+      o.put("block_size", s.blockSize());
+      o.put("lora_id", s.loraId());
+      o.put("lora_name", s.loraName());
+      o.put("medium", s.medium());
+      o.put("group_idx", s.groupIdx());
+      o.put("kv_cache_spec_kind", s.kvCacheSpecKind());
     } else if (e instanceof BlockRemoved r) {
-      j.field("type", "BlockRemoved")
-          .field("dp_rank", rank)
-          .hashes("block_hashes", r.blockHashes())
-          .field("medium", r.medium());
+      o.put("type", "BlockRemoved");
+      o.put("dp_rank", rank);
+      o.put("block_hashes", hex(r.blockHashes()));
+      o.put("medium", r.medium());
     } else if (e instanceof AllBlocksCleared) {
-      j.field("type", "AllBlocksCleared").field("dp_rank", rank);
+      o.put("type", "AllBlocksCleared");
+      o.put("dp_rank", rank);
     }
-    return j.end();
+    return Json.write(o);
   }
 
-  private static String hexOrNull(Long h) {
-    return h == null ? null : BlockHasher.hex(h);
+  private static List<String> hex(long[] hashes) {
+    List<String> out = new ArrayList<>(hashes.length);
+    for (long h : hashes) {
+      out.add(BlockHasher.hex(h));
+    }
+    return out;
   }
 }

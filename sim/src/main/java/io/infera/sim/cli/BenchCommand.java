@@ -5,7 +5,6 @@ import io.infera.sim.bench.BenchRunner;
 import io.infera.sim.bench.FleetSpec;
 import io.infera.sim.bench.LiveCluster;
 import io.infera.sim.bench.StandardWorkloads;
-import io.infera.sim.bench.report.ReportWriter;
 import io.infera.sim.workload.TraceFormatException;
 import io.infera.sim.workload.TraceWorkload;
 import io.infera.sim.workload.Workload;
@@ -265,26 +264,7 @@ public final class BenchCommand implements Callable<Integer> {
     params.put("seeds", seeds);
     params.put("policies", policies);
     params.put("overlap_weight", overlapWeight);
-    if (!virtualTime) {
-      params.put(
-          "engine_clock_slip",
-          String.format(
-              java.util.Locale.ROOT,
-              "%.1f%% (worst run; steps finished late because the host fell behind)",
-              100 * result.maxClockSlip()));
-    }
-    for (String w : result.warnings()) {
-      params.put("warning", w);
-      err.println("warning: " + w);
-    }
-    err.flush();
-    String chartsProblem =
-        ReportWriter.write(dir, "Routing benchmark: " + name, params, result.arms(), result.all());
-    if (chartsProblem != null) {
-      err.println("warning: " + chartsProblem);
-      err.flush();
-    }
-    outw.println(ReportWriter.table(result.arms()));
+    Reports.write(outw, err, dir, "Routing benchmark: " + name, params, result, !virtualTime);
     outw.println("report: " + dir.toAbsolutePath());
     outw.flush();
     return 0;

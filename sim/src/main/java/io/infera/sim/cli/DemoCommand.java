@@ -6,7 +6,6 @@ import io.infera.sim.bench.BenchRunner;
 import io.infera.sim.bench.FleetSpec;
 import io.infera.sim.bench.LiveCluster;
 import io.infera.sim.bench.report.ArmSummary;
-import io.infera.sim.bench.report.ReportWriter;
 import io.infera.sim.sched.EngineConfig;
 import io.infera.sim.workload.Arrivals;
 import io.infera.sim.workload.MultiTurnWorkload;
@@ -183,27 +182,7 @@ public final class DemoCommand implements Callable<Integer> {
     params.putAll(workload.parameters());
     params.put("speedup", speedup);
     params.put("seed", seed);
-    if (true) {
-      params.put(
-          "engine_clock_slip",
-          String.format(
-              java.util.Locale.ROOT,
-              "%.1f%% (worst run; steps finished late because the host fell behind)",
-              100 * result.maxClockSlip()));
-    }
-    for (String w : result.warnings()) {
-      params.put("warning", w);
-      err.println("warning: " + w);
-    }
-    err.flush();
-    String chartsProblem =
-        ReportWriter.write(
-            dir, "Infera demo: round-robin vs kv-aware", params, result.arms(), result.all());
-    if (chartsProblem != null) {
-      err.println("warning: " + chartsProblem);
-      err.flush();
-    }
-    outw.println(ReportWriter.table(result.arms()));
+    Reports.write(outw, err, dir, "Infera demo: round-robin vs kv-aware", params, result, true);
     outw.println(verdict(result.arms()));
     outw.printf(
         Locale.ROOT,
@@ -215,9 +194,11 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /**
-   * The demo's workload: conversations share a 1,024-token system prompt, then a 256-token one of
-   * their own; questions of 96 tokens, answers of 48; a conversation starts every ~0.5 s and thinks
-   * ~1.5 s between turns.
+   * The demo's workload: conversations share a 512-token system prompt, then carry 2,048 tokens of
+   * their own (a document, a tool list); questions of 128 tokens, answers of 64; six conversations
+   * start per second and each thinks ~1 s between turns. Round-robin spreads every conversation
+   * over all engines, whose caches cannot hold them all; kv-aware keeps each on the engine that
+   * holds its history.
    */
   static MultiTurnWorkload.Config workloadConfig(int conversations, int turns, long seed) {
     return new MultiTurnWorkload.Config(

@@ -255,6 +255,7 @@ class SimEngineIT {
     // 64 blocks: the 12 prompts of 10 blocks each force evictions (BlockRemoved).
     try (SimEngine engine = start(fast().flavor(flavor).numBlocks(64).hashSeed(7));
         ZmqProbe probe = new ZmqProbe(engine.zmqEndpoint())) {
+      primeSubscription(engine, probe);
       List<CompletableFuture<HttpResponse<String>>> pending = new ArrayList<>();
       for (int r = 0; r < 12; r++) {
         int base = 1000 + r * 1000;
@@ -505,6 +506,25 @@ class SimEngineIT {
       b.header("x-request-id", requestId);
     }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Sends one-block requests until the probe receives their events: a SUB socket's subscription
+   * reaches the PUB side asynchronously, and what is published before that is dropped.
+   */
+  private static void primeSubscription(SimEngine engine, ZmqProbe probe) throws Exception {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      int base = 90_000 + attempt * 100;
+      Map<String, Object> req = new LinkedHashMap<>();
+      req.put("prompt", IntStream.range(0, 17).map(i -> base + i).boxed().toList());
+      req.put("max_tokens", 1);
+      assertThat(postAsync(engine, "/v1/completions", req).get(20, TimeUnit.SECONDS).statusCode())
+          .isEqualTo(200);
+      if (!probe.drain(200, 1000).isEmpty()) {
+        return;
+      }
+    }
+    throw new AssertionError("no KV event reached the subscriber after 20 requests");
   }
 
   private static CompletableFuture<HttpResponse<String>> postAsync(

@@ -1,7 +1,6 @@
 package io.infera.router.admin;
 
 import io.infera.router.kv.DropReason;
-import io.infera.router.kv.IndexStats;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.CircuitBreaker;
@@ -133,19 +132,11 @@ public final class RouterMetrics {
 
   /** Index-wide counters, read from the index's stats on scrape. */
   public void bindIndex(PrefixIndex index) {
-    Supplier<IndexStats> stats = index::stats;
-    for (DropReason r : DropReason.values()) {
-      FunctionCounter.builder("infera.kv.events.dropped", index, i -> i.stats().dropped(r))
-          .description("KV events (or blocks) not applied, by reason")
-          .tag("reason", r.label())
-          .register(registry);
-    }
     Gauge.builder("infera.index.entries", index, i -> i.stats().entries())
         .description("(block, worker rank) entries in the index")
         .register(registry);
     Gauge.builder("infera.index.degraded.sources", index, i -> i.stats().degradedSources())
         .register(registry);
-    stats.get();
   }
 
   /** The ZMQ transport's counters (messages, replays, gaps, restarts, failures). */
@@ -199,6 +190,14 @@ public final class RouterMetrics {
             .description("KV event batches applied, by source worker")
             .tags(tags)
             .register(registry));
+    for (DropReason r : DropReason.values()) {
+      meters.add(
+          FunctionCounter.builder("infera.kv.events.dropped", index, i -> i.dropped(worker, r))
+              .description("KV events (or blocks) not applied, by reason and source worker")
+              .tags(tags)
+              .tag("reason", r.label())
+              .register(registry));
+    }
     double[] lag = eventLag.computeIfAbsent(worker, w -> new double[1]);
     meters.add(
         Gauge.builder("infera.kv.event.lag", lag, l -> l[0])

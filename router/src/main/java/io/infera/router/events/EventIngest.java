@@ -171,7 +171,7 @@ public final class EventIngest implements EventSink, AutoCloseable {
       batch = KvEventDecoder.decode(msg.payload());
     } catch (EventDecodeException e) {
       decodeErrors.incrementAndGet();
-      index.recordDecodeError();
+      index.recordDecodeError(m.worker());
       log.debug("kv decode error worker={} kind={} msg={}", m.worker(), e.label(), e.getMessage());
       return;
     }

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -45,6 +47,8 @@ public final class PrefixIndex {
     // router hash → extra engine hashes mapping to it within this source; usually empty.
     final LongLongMap routerDups = new LongLongMap(4);
     final Set<Integer> ignoredGroups = new HashSet<>(2);
+    // Drops of this source by DropReason ordinal; written by the writer, read by any thread.
+    final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
     long blocks;
     long lastSeq = NO_SEQ;
     // Published for readers at the end of each apply.
@@ -68,6 +72,7 @@ public final class PrefixIndex {
   private final Map<SourceId, Source> sources = new HashMap<>();
   private final List<Source> bySlot = new ArrayList<>();
   private final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
+  private final Map<WorkerId, AtomicLong> decodeErrors = new ConcurrentHashMap<>();
   private volatile Slots slots = new Slots(new Source[0], new SourceId[0], new long[1]);
   // Writer-only scratch for a batch's router hashes, and a sink that keeps touches alive.
   private long[] scratch = new long[BATCH];
@@ -98,7 +103,7 @@ public final class PrefixIndex {
     if (seq != KvEventMessage.NO_SEQ) {
       if (src.lastSeq != NO_SEQ) {
         if (seq == src.lastSeq) {
-          count(DropReason.DUPLICATE_BATCH, 1);
+          count(src, DropReason.DUPLICATE_BATCH, 1);
           return ApplyOutcome.DUPLICATE;
         } else if (seq < src.lastSeq) {
           clearView(src);
@@ -113,7 +118,7 @@ public final class PrefixIndex {
       src.publishedSeq = seq;
     }
     if (batch.unknownEvents() > 0) {
-      count(DropReason.UNKNOWN_EVENT_TYPE, batch.unknownEvents());
+      count(src, DropReason.UNKNOWN_EVENT_TYPE, batch.unknownEvents());
     }
     for (KvEvent e : batch.events()) {
       // Java 17 has no pattern switch; KvEvent is sealed to exactly these three.
@@ -130,13 +135,15 @@ public final class PrefixIndex {
     return outcome;
   }
 
-  /** Writer: counts a payload from a source that could not be decoded. */
-  public void recordDecodeError() {
-    count(DropReason.DECODE_ERROR, 1);
+  /** Writer: counts a payload from {@code worker} that could not be decoded. */
+  public void recordDecodeError(WorkerId worker) {
+    global(DropReason.DECODE_ERROR, 1);
+    decodeErrors.computeIfAbsent(worker, w -> new AtomicLong()).incrementAndGet();
   }
 
   /** Writer: forgets every source of {@code worker} (it left discovery). */
   public void purge(WorkerId worker) {
+    decodeErrors.remove(worker);
     List<Source> gone = new ArrayList<>();
     for (Source s : sources.values()) {
       if (s.id.worker().equals(worker)) {
@@ -223,32 +230,32 @@ public final class PrefixIndex {
 
   private void stored(Source src, BlockStored e) {
     if (!KvEvent.isDeviceTier(e.medium())) {
-      count(DropReason.LOWER_TIER, 1);
+      count(src, DropReason.LOWER_TIER, 1);
       return;
     }
     if (!KvEvent.isFullAttention(e.kvCacheSpecKind())) {
       if (e.groupIdx() != null) {
         src.ignoredGroups.add(e.groupIdx());
       }
-      count(DropReason.NON_FULL_ATTENTION, 1);
+      count(src, DropReason.NON_FULL_ATTENTION, 1);
       return;
     }
     if (e.groupIdx() != null && src.ignoredGroups.contains(e.groupIdx())) {
-      count(DropReason.NON_FULL_ATTENTION, 1);
+      count(src, DropReason.NON_FULL_ATTENTION, 1);
       return;
     }
     if (e.blockSize() != pageSize) {
-      count(DropReason.BLOCK_SIZE_MISMATCH, 1);
+      count(src, DropReason.BLOCK_SIZE_MISMATCH, 1);
       return;
     }
     long[] hashes = e.blockHashes();
     int[] tokens = e.tokenIds();
     if ((long) hashes.length * pageSize != tokens.length) {
-      count(DropReason.TOKEN_COUNT_MISMATCH, 1);
+      count(src, DropReason.TOKEN_COUNT_MISMATCH, 1);
       return;
     }
     if (e.loraId() != null && e.loraName() == null) {
-      count(DropReason.LORA_WITHOUT_NAME, 1);
+      count(src, DropReason.LORA_WITHOUT_NAME, 1);
       return;
     }
     long parent;
@@ -257,7 +264,7 @@ public final class PrefixIndex {
     } else {
       int at = src.engineToRouter.find(e.parentBlockHash());
       if (at < 0) {
-        count(DropReason.UNKNOWN_PARENT, 1);
+        count(src, DropReason.UNKNOWN_PARENT, 1);
         return;
       }
       parent = src.engineToRouter.valueAt(at);
@@ -297,11 +304,11 @@ public final class PrefixIndex {
 
   private void removed(Source src, BlockRemoved e) {
     if (!KvEvent.isDeviceTier(e.medium())) {
-      count(DropReason.LOWER_TIER, 1);
+      count(src, DropReason.LOWER_TIER, 1);
       return;
     }
     if (e.groupIdx() != null && src.ignoredGroups.contains(e.groupIdx())) {
-      count(DropReason.NON_FULL_ATTENTION, 1);
+      count(src, DropReason.NON_FULL_ATTENTION, 1);
       return;
     }
     long[] hashes = e.blockHashes();
@@ -345,7 +352,7 @@ public final class PrefixIndex {
       }
     }
     if (unknown > 0) {
-      count(DropReason.UNKNOWN_BLOCK_REMOVED, unknown);
+      count(src, DropReason.UNKNOWN_BLOCK_REMOVED, unknown);
     }
   }
 
@@ -366,9 +373,33 @@ public final class PrefixIndex {
     src.publishedBlocks = 0;
   }
 
-  private void count(DropReason reason, long n) {
+  private void count(Source src, DropReason reason, long n) {
+    global(reason, n);
+    int i = reason.ordinal();
+    src.dropped.lazySet(i, src.dropped.get(i) + n);
+  }
+
+  private void global(DropReason reason, long n) {
     int i = reason.ordinal();
     dropped.lazySet(i, dropped.get(i) + n);
+  }
+
+  /**
+   * Any thread: events (or blocks) of {@code worker}'s current sources dropped for {@code reason};
+   * counts of a purged worker are gone with it.
+   */
+  public long dropped(WorkerId worker, DropReason reason) {
+    long n = 0;
+    for (Source src : slots.sources) {
+      if (src != null && src.id.worker().equals(worker)) {
+        n += src.dropped.get(reason.ordinal());
+      }
+    }
+    if (reason == DropReason.DECODE_ERROR) {
+      AtomicLong d = decodeErrors.get(worker);
+      n += d == null ? 0 : d.get();
+    }
+    return n;
   }
 
   // ---------------------------------------------------------------- readers

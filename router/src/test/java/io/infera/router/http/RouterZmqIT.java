@@ -120,8 +120,22 @@ class RouterZmqIT {
       assertThat(router.post("/v1/admin/explain", body).body()).contains("\"cache_hits\":" + half);
       Map<?, ?> status = (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
       assertThat(status.get("events_transport")).isEqualTo("zmq");
+      // A removal of blocks b never stored is dropped and counted against b.
+      pubB.publishRemoved(new long[] {424242L});
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  router
+                      .get("/metrics")
+                      .body()
+                      .contains(
+                          "infera_kv_events_dropped_total{reason=\"unknown_block_removed\","
+                              + "worker=\"b\"} 1.0"));
       assertThat(router.get("/metrics").body())
-          .contains("infera_kv_events_applied_total{worker=\"b\"} 3.0");
+          .contains("infera_kv_events_applied_total{worker=\"b\"} 4.0")
+          .contains(
+              "infera_kv_events_dropped_total{reason=\"unknown_block_removed\",worker=\"a\"} 0.0");
     } finally {
       router.close();
       pubA.close();

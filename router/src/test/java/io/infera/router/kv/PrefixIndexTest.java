@@ -59,6 +59,26 @@ class PrefixIndexTest {
   }
 
   @Test
+  void dropsAreCountedPerSourceWorkerAndForgottenWithIt() {
+    apply(A, stored(P, longs(102), 999L, range(5, 4)));
+    apply(A, removed(555));
+    apply(B, stored(P, longs(201), null, range(1, 4)));
+    index.recordDecodeError(B);
+    assertThat(index.dropped(A, DropReason.UNKNOWN_PARENT)).isEqualTo(1);
+    assertThat(index.dropped(A, DropReason.UNKNOWN_BLOCK_REMOVED)).isEqualTo(1);
+    assertThat(index.dropped(B, DropReason.UNKNOWN_PARENT)).isZero();
+    assertThat(index.dropped(B, DropReason.DECODE_ERROR)).isEqualTo(1);
+    assertThat(index.dropped(C, DropReason.DECODE_ERROR)).isZero();
+    assertThat(index.stats().dropped(DropReason.DECODE_ERROR)).isEqualTo(1);
+    index.purge(A);
+    index.purge(B);
+    assertThat(index.dropped(A, DropReason.UNKNOWN_PARENT)).isZero();
+    assertThat(index.dropped(B, DropReason.DECODE_ERROR)).isZero();
+    // The index-wide totals keep counting.
+    assertThat(index.stats().dropped(DropReason.UNKNOWN_PARENT)).isEqualTo(1);
+  }
+
+  @Test
   void unknownParentDropsTheEventAndCountsIt() {
     apply(A, stored(P, longs(102), 999L, range(5, 4)));
     assertThat(index.stats().dropped(DropReason.UNKNOWN_PARENT)).isEqualTo(1);

@@ -20,4 +20,17 @@ public interface EventSink {
   default void acceptReplayed(WorkerId worker, List<byte[]> frames) {
     accept(worker, frames);
   }
+
+  /**
+   * {@link #accept(WorkerId, List)} from a transport that knows which data-parallel rank's socket
+   * the message came from (the relay publishes per rank).
+   */
+  default void accept(WorkerId worker, int socketRank, List<byte[]> frames) {
+    accept(worker, frames);
+  }
+
+  /** {@link #acceptReplayed(WorkerId, List)} with the socket's rank. */
+  default void acceptReplayed(WorkerId worker, int socketRank, List<byte[]> frames) {
+    acceptReplayed(worker, frames);
+  }
 }

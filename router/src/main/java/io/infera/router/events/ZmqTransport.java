@@ -820,9 +820,9 @@ public final class ZmqTransport implements EventTransport {
   private void deliver(Source s, List<byte[]> frames, boolean replayed) {
     try {
       if (replayed) {
-        sink.acceptReplayed(s.key.worker(), frames);
+        sink.acceptReplayed(s.key.worker(), s.key.rank(), frames);
       } else {
-        sink.accept(s.key.worker(), List.copyOf(frames));
+        sink.accept(s.key.worker(), s.key.rank(), List.copyOf(frames));
       }
     } catch (RuntimeException e) {
       errors.incrementAndGet();

@@ -135,6 +135,56 @@ public final class PrefixIndex {
     return outcome;
   }
 
+  /**
+   * Writer: the view of {@code id} as a snapshot at stream watermark {@code streamSeq} (an empty
+   * view when the source is unknown).
+   */
+  public ViewSnapshot snapshot(SourceId id, long streamSeq) {
+    Source src = sources.get(id);
+    if (src == null) {
+      return new ViewSnapshot(pageSize, NO_SEQ, streamSeq, new long[0], new long[0]);
+    }
+    int n = src.engineToRouter.size();
+    long[] extra = {0};
+    src.extraRefs.forEach((engine, count) -> extra[0] += count);
+    long[] routers = new long[n + (int) extra[0]];
+    long[] engines = new long[routers.length];
+    int[] at = {0};
+    src.engineToRouter.forEach(
+        (engine, router) -> {
+          long copies = 1 + src.extraRefs.get(engine, 0);
+          for (long c = 0; c < copies; c++) {
+            engines[at[0]] = engine;
+            routers[at[0]++] = router;
+          }
+        });
+    return ViewSnapshot.of(pageSize, src.lastSeq, streamSeq, routers, engines);
+  }
+
+  /**
+   * Writer: replaces the view of {@code id} by {@code snapshot} (its last engine sequence included,
+   * degraded mark cleared): how a starting router warms up without replaying the whole stream.
+   *
+   * @throws IllegalArgumentException when the snapshot was built with another page size
+   */
+  public void seed(SourceId id, ViewSnapshot snapshot) {
+    if (snapshot.blockSize() != pageSize) {
+      throw new IllegalArgumentException(
+          "snapshot block size " + snapshot.blockSize() + " is not the index's " + pageSize);
+    }
+    Source src = source(id);
+    clearView(src);
+    long[] routers = snapshot.routerHashes();
+    long[] engines = snapshot.engineHashes();
+    for (int i = 0; i < routers.length; i++) {
+      store(src, engines[i], routers[i]);
+    }
+    src.lastSeq = snapshot.engineSeq();
+    src.publishedSeq = snapshot.engineSeq();
+    src.degraded = false;
+    src.publishedBlocks = src.blocks;
+  }
+
   /** Writer: counts a payload from {@code worker} that could not be decoded. */
   public void recordDecodeError(WorkerId worker) {
     global(DropReason.DECODE_ERROR, 1);

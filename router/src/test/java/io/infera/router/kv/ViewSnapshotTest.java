@@ -1,0 +1,137 @@
+package io.infera.router.kv;
+
+import static io.infera.router.kv.Events.batch;
+import static io.infera.router.kv.Events.longs;
+import static io.infera.router.kv.Events.range;
+import static io.infera.router.kv.Events.removed;
+import static io.infera.router.kv.Events.stored;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+
+class ViewSnapshotTest {
+
+  private static final int P = 4;
+  private static final WorkerId A = WorkerId.of("a");
+  private static final SourceId A0 = new SourceId(A, 0);
+  private final BlockHasher hasher = new BlockHasher(P);
+
+  @Test
+  void roundTripsIncludingHashesAboveTwoToThe63() throws Exception {
+    ViewSnapshot s =
+        ViewSnapshot.of(16, 41, 1234, longs(5, -1, 3, Long.MIN_VALUE), longs(-7, 8, 9, 10));
+    ViewSnapshot back = ViewSnapshot.decode(s.encode());
+    assertThat(back).isEqualTo(s);
+    assertThat(back.routerHashes()).containsExactly(3, 5, Long.MIN_VALUE, -1);
+    assertThat(back.engineHashes()).containsExactly(9, -7, 10, 8);
+    ViewSnapshot none = new ViewSnapshot(16, KvEventMessage.NO_SEQ, 0, new long[0], new long[0]);
+    assertThat(ViewSnapshot.decode(none.encode())).isEqualTo(none);
+  }
+
+  @Test
+  void aSeededIndexMatchesAndKeepsApplyingLikeTheOriginal() throws Exception {
+    PrefixIndex original = new PrefixIndex(P);
+    original.apply(A, 7, batch(stored(P, longs(101, 102, 103), null, range(1, 12))));
+    // A duplicate store of 101: one more reference that a single removal must not drop.
+    original.apply(A, 8, batch(stored(P, longs(101), null, range(1, 4))));
+    ViewSnapshot snap = original.snapshot(A0, 99);
+    assertThat(snap.size()).isEqualTo(4);
+    assertThat(snap.engineSeq()).isEqualTo(8);
+    assertThat(snap.streamSeq()).isEqualTo(99);
+
+    PrefixIndex seeded = new PrefixIndex(P);
+    seeded.seed(A0, ViewSnapshot.decode(encodeUnchecked(snap)));
+    long[] request = hasher.requestHashes(range(1, 12), 0);
+    assertThat(seeded.match(request).hits(A)).isEqualTo(3);
+    assertThat(seeded.viewHashes(A0)).containsExactlyInAnyOrder(original.viewHashes(A0));
+    assertThat(seeded.stats().sources().get(0).lastSeq()).isEqualTo(8);
+
+    // Later events resolve through the seeded engine hashes on both sides alike.
+    for (PrefixIndex idx : new PrefixIndex[] {original, seeded}) {
+      idx.apply(A, 9, batch(stored(P, longs(104), 103L, range(13, 4))));
+      idx.apply(A, 10, batch(removed(101)));
+    }
+    long[] longer = hasher.requestHashes(range(1, 16), 0);
+    assertThat(seeded.match(longer).hits(A)).isEqualTo(4).isEqualTo(original.match(longer).hits(A));
+    seeded.apply(A, 11, batch(removed(101)));
+    assertThat(seeded.match(longer).hits(A)).isZero();
+    assertThat(seeded.stats().dropped(DropReason.UNKNOWN_PARENT)).isZero();
+  }
+
+  @Test
+  void aSnapshotOfAnotherPageSizeIsRefused() {
+    PrefixIndex idx = new PrefixIndex(P);
+    ViewSnapshot other = new ViewSnapshot(16, 1, 1, longs(1), longs(2));
+    assertThatThrownBy(() -> idx.seed(A0, other))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("block size 16");
+  }
+
+  @Test
+  void malformedSnapshotsAreTypedErrors() throws Exception {
+    assertKind(new byte[0], EventDecodeException.Kind.EMPTY);
+    assertKind(new byte[] {(byte) 0x93, 1, 2, 3}, EventDecodeException.Kind.WRONG_TYPE);
+    byte[] good = new ViewSnapshot(16, 1, 5, longs(1, 2), longs(3, 4)).encode();
+    assertKind(Arrays.copyOf(good, good.length - 3), EventDecodeException.Kind.TRUNCATED);
+    byte[] trailing = Arrays.copyOf(good, good.length + 1);
+    assertKind(trailing, EventDecodeException.Kind.TRAILING_BYTES);
+    // A header announcing 2^31 hashes with a few bytes behind it.
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packMapHeader(1).packString("router").packArrayHeader(Integer.MAX_VALUE);
+      assertKind(p.toByteArray(), EventDecodeException.Kind.OVERSIZED);
+    }
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packMapHeader(5).packString("v").packInt(1).packString("block_size").packInt(16);
+      p.packString("stream_seq").packLong(1);
+      p.packString("router").packArrayHeader(1).packLong(1);
+      p.packString("engine").packArrayHeader(0);
+      assertKind(p.toByteArray(), EventDecodeException.Kind.INVALID);
+    }
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packMapHeader(1).packString("v").packInt(2);
+      assertKind(p.toByteArray(), EventDecodeException.Kind.INVALID);
+    }
+  }
+
+  @Test
+  void fuzzedBytesNeverEscapeAsAnythingButATypedError() {
+    Random rnd = new Random(42);
+    byte[] good = new ViewSnapshot(16, 3, 9, longs(1, -2, 3), longs(4, 5, -6)).encode();
+    for (int run = 0; run < 50_000; run++) {
+      byte[] b;
+      if (run % 2 == 0) {
+        b = good.clone();
+        for (int k = 0; k < 1 + rnd.nextInt(4); k++) {
+          b[rnd.nextInt(b.length)] = (byte) rnd.nextInt(256);
+        }
+        if (rnd.nextBoolean()) {
+          b = Arrays.copyOf(b, rnd.nextInt(b.length + 1));
+        }
+      } else {
+        b = new byte[rnd.nextInt(64)];
+        rnd.nextBytes(b);
+      }
+      try {
+        ViewSnapshot s = ViewSnapshot.decode(b);
+        assertThat(s.routerHashes()).hasSameSizeAs(s.engineHashes());
+      } catch (EventDecodeException expected) {
+        assertThat(expected.getMessage()).isNotBlank();
+      }
+    }
+  }
+
+  private static byte[] encodeUnchecked(ViewSnapshot s) {
+    return s.encode();
+  }
+
+  private static void assertKind(byte[] bytes, EventDecodeException.Kind kind) {
+    assertThatThrownBy(() -> ViewSnapshot.decode(bytes))
+        .isInstanceOf(EventDecodeException.class)
+        .satisfies(e -> assertThat(((EventDecodeException) e).kind()).isEqualTo(kind));
+  }
+}

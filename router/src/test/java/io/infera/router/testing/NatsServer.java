@@ -1,0 +1,185 @@
+package io.infera.router.testing;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real {@code nats-server} with JetStream for tests, on a free loopback port with its own store
+ * directory. When the binary is missing and we run as root (CI), it is installed with {@code
+ * apt-get install -y nats-server}; otherwise the test stops with what to install.
+ */
+public final class NatsServer implements AutoCloseable {
+
+  private static final String INSTALL_HINT =
+      "nats-server not found: install it with 'apt-get install nats-server' (Debian/Ubuntu)";
+
+  private final Path binary;
+  private final Path storeDir;
+  private final Path logFile;
+  private final int port;
+  private final List<String> extraArgs;
+  private Process process;
+
+  private NatsServer(Path binary, Path storeDir, int port, List<String> extraArgs) {
+    this.binary = binary;
+    this.storeDir = storeDir;
+    this.logFile = storeDir.resolve("nats-server.log");
+    this.port = port;
+    this.extraArgs = List.copyOf(extraArgs);
+  }
+
+  /** Starts a server with JetStream storing under {@code storeDir}. */
+  public static NatsServer start(Path storeDir, String... extraArgs) throws Exception {
+    Files.createDirectories(storeDir);
+    NatsServer s = new NatsServer(binary(), storeDir, freePort(), List.of(extraArgs));
+    s.startProcess();
+    return s;
+  }
+
+  public String url() {
+    return "nats://127.0.0.1:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public Path storeDir() {
+    return storeDir;
+  }
+
+  public boolean running() {
+    return process != null && process.isAlive();
+  }
+
+  /** SIGKILL: no flush, no goodbye; the store stays as it was. */
+  public void kill() throws InterruptedException {
+    if (process != null) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Starts again on the same port and store (after {@link #kill} or {@link #close}). */
+  public void restart() throws Exception {
+    if (running()) {
+      throw new IllegalStateException("nats-server is still running");
+    }
+    startProcess();
+  }
+
+  /** SIGTERM, then SIGKILL after 5 s. */
+  @Override
+  public void close() throws InterruptedException {
+    if (process != null && process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(5, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(5, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  private void startProcess() throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(binary.toString());
+    cmd.addAll(
+        List.of(
+            "-a",
+            "127.0.0.1",
+            "-p",
+            Integer.toString(port),
+            "-js",
+            "-sd",
+            storeDir.resolve("js").toString(),
+            "--http_port",
+            "0"));
+    cmd.addAll(extraArgs);
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+            .start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(
+            "nats-server exited with " + process.exitValue() + ": " + Files.readString(logFile));
+      }
+      if (Files.exists(logFile) && Files.readString(logFile).contains("Server is ready")) {
+        if (accepts()) {
+          return;
+        }
+      }
+      Thread.sleep(20);
+    }
+    process.destroyForcibly();
+    throw new IllegalStateException("nats-server not ready in 15 s: " + Files.readString(logFile));
+  }
+
+  private boolean accepts() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static synchronized Path binary() throws Exception {
+    for (String dir : List.of("/usr/sbin", "/usr/bin", "/usr/local/bin")) {
+      Path p = Path.of(dir, "nats-server");
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String dir : path.split(":")) {
+        Path p = Path.of(dir, "nats-server");
+        if (Files.isExecutable(p)) {
+          return p;
+        }
+      }
+    }
+    if (!"root".equals(System.getProperty("user.name"))) {
+      throw new IllegalStateException(INSTALL_HINT);
+    }
+    Process apt =
+        new ProcessBuilder("apt-get", "install", "-y", "-q", "nats-server")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(apt.getInputStream().readAllBytes());
+    if (!apt.waitFor(10, TimeUnit.MINUTES) || apt.exitValue() != 0) {
+      // A fresh image may have no package lists yet.
+      Process update = new ProcessBuilder("apt-get", "update", "-q").inheritIO().start();
+      update.waitFor(10, TimeUnit.MINUTES);
+      apt =
+          new ProcessBuilder("apt-get", "install", "-y", "-q", "nats-server")
+              .redirectErrorStream(true)
+              .start();
+      out = new String(apt.getInputStream().readAllBytes());
+      if (!apt.waitFor(10, TimeUnit.MINUTES) || apt.exitValue() != 0) {
+        throw new IllegalStateException(INSTALL_HINT + "; apt-get said: " + out);
+      }
+    }
+    Path installed = Path.of("/usr/sbin/nats-server");
+    if (!Files.isExecutable(installed)) {
+      throw new IllegalStateException(INSTALL_HINT + " (apt-get ran but no /usr/sbin/nats-server)");
+    }
+    return installed;
+  }
+}

@@ -9,6 +9,7 @@ import io.infera.router.discovery.StaticDiscovery;
 import io.infera.router.events.EventTransport;
 import io.infera.router.events.InprocBus;
 import io.infera.router.events.InprocTransport;
+import io.infera.router.events.NatsTransport;
 import io.infera.router.events.ZmqTransport;
 import io.infera.router.http.RouterServer;
 import io.infera.router.routing.RouterRuntime;
@@ -177,10 +178,7 @@ public final class ServeCommand implements Callable<Integer> {
       return switch (config.events().transport()) {
         case ZMQ -> new ZmqTransport();
         case INPROC -> new InprocTransport(InprocBus.named(config.events().inprocBus()));
-        case NATS ->
-            throw new IllegalArgumentException(
-                "events.transport nats needs the relay and JetStream support, which this build"
-                    + " does not have yet; use zmq or inproc");
+        case NATS -> new NatsTransport(config.events().nats(), config.pageSize());
       };
     }
 

@@ -6,6 +6,8 @@ import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEventDecoder;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.PrefixIndex;
+import io.infera.router.kv.SourceId;
+import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
 import java.util.HashSet;
 import java.util.List;
@@ -23,8 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The index's single writer: transports enqueue raw messages; one thread (named {@code
  * infera-kv-writer}) decodes them and applies them to the {@link PrefixIndex}, together with the
- * fleet's purges, in arrival order. Messages from workers discovery does not (or no longer) know
- * are dropped, so a late message cannot resurrect a purged worker.
+ * fleet's purges and snapshot seeds, in arrival order. Messages and snapshots of workers discovery
+ * does not (or no longer) know are dropped, so a late message cannot resurrect a purged worker.
  */
 public final class EventIngest implements EventSink, AutoCloseable {
 
@@ -32,7 +34,15 @@ public final class EventIngest implements EventSink, AutoCloseable {
 
   private sealed interface Command {}
 
-  private record Message(WorkerId worker, List<byte[]> frames) implements Command {}
+  /**
+   * @param rank the source's rank when the transport knows it authoritatively, else -1 (the batch's
+   *     rank is used)
+   * @param streamSeq the stream sequence, or -1 (for logs)
+   */
+  private record Message(WorkerId worker, int rank, long streamSeq, List<byte[]> frames)
+      implements Command {}
+
+  private record Seed(WorkerId worker, int rank, ViewSnapshot snapshot) implements Command {}
 
   private record Workers(Set<WorkerId> current, Set<WorkerId> purge) implements Command {}
 
@@ -47,6 +57,8 @@ public final class EventIngest implements EventSink, AutoCloseable {
   private final Map<WorkerId, AtomicLong> applied = new ConcurrentHashMap<>();
   private final AtomicLong unknownSource = new AtomicLong();
   private final AtomicLong decodeErrors = new AtomicLong();
+  private final AtomicLong seeded = new AtomicLong();
+  private final AtomicLong rejectedSnapshots = new AtomicLong();
   private final AtomicLong lastAppliedNanos = new AtomicLong();
   private Set<WorkerId> known = new HashSet<>();
   private volatile boolean closed;
@@ -73,11 +85,32 @@ public final class EventIngest implements EventSink, AutoCloseable {
     if (closed) {
       return;
     }
-    try {
-      queue.put(new Message(worker, frames));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    enqueue(new Message(worker, -1, -1, frames));
+  }
+
+  /** Queues a stream message whose source rank is {@code rank}, whatever the batch says. */
+  @Override
+  public void acceptStreamed(WorkerId worker, int rank, long streamSeq, List<byte[]> frames) {
+    if (rank < 0) {
+      throw new IllegalArgumentException("rank must be >= 0, got " + rank);
     }
+    if (closed) {
+      return;
+    }
+    enqueue(new Message(worker, rank, streamSeq, frames));
+  }
+
+  /**
+   * Queues a seed: the writer replaces the source's view by {@code snapshot} ({@link
+   * PrefixIndex#seed}). Dropped (and counted) when the worker is unknown by then or the snapshot's
+   * block size is not the index's.
+   */
+  @Override
+  public void acceptSnapshot(WorkerId worker, int rank, ViewSnapshot snapshot) {
+    if (closed) {
+      return;
+    }
+    enqueue(new Seed(worker, rank, snapshot));
   }
 
   /**
@@ -89,6 +122,7 @@ public final class EventIngest implements EventSink, AutoCloseable {
   }
 
   /** Completes when everything queued before this call has been applied (tests, shutdown). */
+  @Override
   public CompletableFuture<Void> flush() {
     CompletableFuture<Void> f = new CompletableFuture<>();
     if (closed) {
@@ -111,6 +145,16 @@ public final class EventIngest implements EventSink, AutoCloseable {
 
   public long decodeErrors() {
     return decodeErrors.get();
+  }
+
+  /** Snapshots seeded into the index. */
+  public long seededSnapshots() {
+    return seeded.get();
+  }
+
+  /** Snapshots not seeded: unknown worker, or a block size that is not the index's. */
+  public long rejectedSnapshots() {
+    return rejectedSnapshots.get();
   }
 
   /** Messages waiting to be applied. */
@@ -144,6 +188,8 @@ public final class EventIngest implements EventSink, AutoCloseable {
             applied.remove(gone);
             log.info("kv purge worker={}", gone);
           }
+        } else if (c instanceof Seed s) {
+          seed(s);
         } else if (c instanceof Flush f) {
           f.done().complete(null);
         } else if (c instanceof Stop) {
@@ -154,6 +200,34 @@ public final class EventIngest implements EventSink, AutoCloseable {
         log.error("kv writer failed on {}: {}", c.getClass().getSimpleName(), e.toString(), e);
       }
     }
+  }
+
+  private void seed(Seed s) {
+    if (!known.contains(s.worker())) {
+      rejectedSnapshots.incrementAndGet();
+      log.debug("kv seed dropped, unknown worker={} rank={}", s.worker(), s.rank());
+      return;
+    }
+    if (s.snapshot().blockSize() != index.pageSize()) {
+      rejectedSnapshots.incrementAndGet();
+      log.warn(
+          "kv seed dropped worker={} rank={} block_size={} page_size={}",
+          s.worker(),
+          s.rank(),
+          s.snapshot().blockSize(),
+          index.pageSize());
+      return;
+    }
+    index.seed(new SourceId(s.worker(), s.rank()), s.snapshot());
+    seeded.incrementAndGet();
+    lastAppliedNanos.set(System.nanoTime());
+    log.info(
+        "kv seed worker={} rank={} pairs={} engine_seq={} stream_seq={}",
+        s.worker(),
+        s.rank(),
+        s.snapshot().size(),
+        s.snapshot().engineSeq() == KvEventMessage.NO_SEQ ? "none" : s.snapshot().engineSeq(),
+        s.snapshot().streamSeq());
   }
 
   private void apply(Message m) {
@@ -172,8 +246,23 @@ public final class EventIngest implements EventSink, AutoCloseable {
     } catch (EventDecodeException e) {
       decodeErrors.incrementAndGet();
       index.recordDecodeError(m.worker());
-      log.debug("kv decode error worker={} kind={} msg={}", m.worker(), e.label(), e.getMessage());
+      log.debug(
+          "kv decode error worker={} stream_seq={} kind={} msg={}",
+          m.worker(),
+          m.streamSeq(),
+          e.label(),
+          e.getMessage());
       return;
+    }
+    if (m.rank() >= 0 && (batch.dpRank() == null || batch.dpRank() != m.rank())) {
+      if (batch.dpRank() != null) {
+        log.debug(
+            "kv batch rank differs from its source, source wins worker={} rank={} batch_rank={}",
+            m.worker(),
+            m.rank(),
+            batch.dpRank());
+      }
+      batch = new EventBatch(batch.ts(), batch.events(), m.rank(), batch.unknownEvents());
     }
     index.apply(m.worker(), msg.seq(), batch);
     applied.computeIfAbsent(m.worker(), w -> new AtomicLong()).incrementAndGet();

@@ -26,6 +26,12 @@ public final class EventSubjects {
   /** Header: the engine's block size (decimal). */
   public static final String HEADER_BLOCK_SIZE = "Infera-Block-Size";
 
+  /**
+   * Header (any value) of a resync marker: the relay wrote a fresh snapshot of the subject's source
+   * and readers should seed it again. The message has an empty payload.
+   */
+  public static final String HEADER_RESYNC = "Infera-Resync";
+
   /** Stream limits: retention by limits, discard old, file storage. */
   public static final Duration STREAM_MAX_AGE = Duration.ofHours(1);
 

@@ -7,6 +7,7 @@ import io.infera.router.discovery.HealthChecker;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
 import io.infera.router.events.EventTransport;
+import io.infera.router.events.NatsTransport;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
@@ -82,6 +83,8 @@ public final class RouterRuntime implements AutoCloseable {
     this.transport = parts.transport(config);
     if (transport instanceof io.infera.router.events.ZmqTransport z) {
       metrics.bindZmq(z);
+    } else if (transport instanceof NatsTransport n) {
+      metrics.bindNats(n);
     }
     this.transport.start(ingest);
     this.discovery = parts.discovery(config);
@@ -144,7 +147,12 @@ public final class RouterRuntime implements AutoCloseable {
       eventsWarm = transport.warm();
     }
     if (!eventsWarm) {
-      reasons.add("KV events (" + transport.name() + ") not connected yet");
+      String why = transport instanceof NatsTransport n ? n.notWarmReason() : null;
+      reasons.add(
+          "KV events ("
+              + transport.name()
+              + ") "
+              + (why == null ? "not connected yet" : "not ready: " + why));
     }
     return reasons;
   }

@@ -1,0 +1,68 @@
+package io.infera.operator.desired;
+
+/**
+ * Values the operator chooses where the spec is silent (sizes, ports, probe timings), each with the
+ * reason it is what it is.
+ */
+public final class Defaults {
+
+  /** Engine HTTP port (OpenAI API, /health, /tokenize); the RouterConfig's pool port. */
+  public static final int ENGINE_PORT = 8000;
+
+  /** Engine KV-event ZMQ PUB and replay ROUTER ports; only the relay on localhost uses them. */
+  public static final int ZMQ_PORT = 5557;
+
+  public static final int REPLAY_PORT = 5558;
+
+  /** ZMQ topic of KV events (DESIGN.md §4). */
+  public static final String KV_EVENTS_TOPIC = "kv-events";
+
+  /** Router HTTP port: the API, /health, /ready and /metrics. */
+  public static final int ROUTER_PORT = 8000;
+
+  public static final int NATS_CLIENT_PORT = 4222;
+  public static final int NATS_MONITOR_PORT = 8222;
+
+  /** RouterConfig {@code limits}. */
+  public static final long ROUTER_MAX_BODY_BYTES = 64L << 20;
+
+  public static final int ROUTER_RETRIES = 1;
+
+  public static final String ROUTER_CPU = "500m";
+  public static final String ROUTER_MEMORY = "1Gi";
+  public static final String RELAY_CPU = "50m";
+  public static final String RELAY_MEMORY = "192Mi";
+  public static final String NATS_CPU = "100m";
+  public static final String NATS_MEMORY = "512Mi";
+  public static final String NATS_STORAGE = "10Gi";
+
+  /** Room for JVM metaspace, threads and buffers under the container memory limit. */
+  public static final String JAVA_TOOL_OPTIONS = "-XX:MaxRAMPercentage=70.0";
+
+  /** Non-root uid/gid of Infera's images and NATS. */
+  public static final long NON_ROOT_UID = 65532L;
+
+  /**
+   * A terminating worker waits this long before the engine gets SIGTERM: the EndpointSlice marks it
+   * terminating, every router drains it (no new requests), in-flight requests finish.
+   */
+  public static final int PRE_STOP_SLEEP_SECONDS = 15;
+
+  /** After the pre-stop delay: time for in-flight generations to finish (long outputs). */
+  public static final long GPU_TERMINATION_GRACE_SECONDS = 120L;
+
+  public static final long SIM_TERMINATION_GRACE_SECONDS = 45L;
+  public static final long ROUTER_TERMINATION_GRACE_SECONDS = 45L;
+
+  /** Startup probe budget: model download + weight loading + CUDA graph capture (30 min). */
+  public static final int ENGINE_STARTUP_PERIOD_SECONDS = 10;
+
+  public static final int ENGINE_STARTUP_FAILURES = 180;
+
+  /** The simulator starts in seconds. */
+  public static final int SIM_STARTUP_PERIOD_SECONDS = 2;
+
+  public static final int SIM_STARTUP_FAILURES = 30;
+
+  private Defaults() {}
+}

@@ -1,0 +1,194 @@
+package io.infera.operator.desired;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.infera.operator.desired.RenderInputs.RouterSettings;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The router: ConfigMap (RouterConfig), Deployment, Service, and the ServiceAccount, Role and
+ * RoleBinding that let it watch the pools' EndpointSlices, all named {@code <idep>-router}.
+ */
+public final class DesiredRouter {
+
+  /** Pod-template annotation with the RouterConfig's SHA-256: a new config rolls the routers. */
+  public static final String CONFIG_HASH_ANNOTATION = "infera.io/config-hash";
+
+  /** The router's listening port name (API, /health, /ready, /metrics). */
+  public static final String HTTP_PORT_NAME = "http";
+
+  private static final String CONFIG_VOLUME = "config";
+  private static final String TMP_VOLUME = "tmp";
+
+  private DesiredRouter() {}
+
+  public static ConfigMap configMap(RenderInputs in) {
+    return new ConfigMapBuilder()
+        .withMetadata(meta(in))
+        .withData(new TreeMap<>(Map.of(Names.ROUTER_CONFIG_KEY, DesiredRouterConfig.yaml(in))))
+        .build();
+  }
+
+  public static Deployment deployment(RenderInputs in) {
+    RouterSettings r = in.router();
+    Map<String, String> annotations = new TreeMap<>();
+    annotations.put(CONFIG_HASH_ANNOTATION, DesiredRouterConfig.hash(in));
+    annotations.put("prometheus.io/scrape", "true");
+    annotations.put("prometheus.io/port", Integer.toString(Defaults.ROUTER_PORT));
+    annotations.put("prometheus.io/path", "/metrics");
+    return new DeploymentBuilder()
+        .withMetadata(meta(in))
+        .withNewSpec()
+        .withReplicas(r.replicas())
+        .withNewSelector()
+        .withMatchLabels(Labels.routerSelector(in.name()))
+        .endSelector()
+        .withNewStrategy()
+        .withType("RollingUpdate")
+        .withNewRollingUpdate()
+        .withMaxSurge(new IntOrString(1))
+        .withMaxUnavailable(new IntOrString(0))
+        .endRollingUpdate()
+        .endStrategy()
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(Labels.router(in.name()))
+        .withAnnotations(annotations)
+        .endMetadata()
+        .withNewSpec()
+        .withServiceAccountName(Names.router(in.name()))
+        .withEnableServiceLinks(false)
+        .withTerminationGracePeriodSeconds(Defaults.ROUTER_TERMINATION_GRACE_SECONDS)
+        .withSecurityContext(Common.nonRootPod())
+        .withContainers(container(in))
+        .addNewVolume()
+        .withName(CONFIG_VOLUME)
+        .withNewConfigMap()
+        .withName(Names.router(in.name()))
+        .addNewItem()
+        .withKey(Names.ROUTER_CONFIG_KEY)
+        .withPath(Names.ROUTER_CONFIG_KEY)
+        .endItem()
+        .endConfigMap()
+        .endVolume()
+        .addNewVolume()
+        .withName(TMP_VOLUME)
+        .withNewEmptyDir()
+        .withSizeLimit(new Quantity("1Gi"))
+        .endEmptyDir()
+        .endVolume()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  private static Container container(RenderInputs in) {
+    RouterSettings r = in.router();
+    return new ContainerBuilder()
+        .withName(Names.ROUTER_CONTAINER)
+        .withImage(r.image())
+        .withArgs("serve", "--config", Names.ROUTER_CONFIG_PATH)
+        .withEnv(
+            Common.env("JAVA_TOOL_OPTIONS", Defaults.JAVA_TOOL_OPTIONS),
+            // The tokenizer's native library is unpacked here (the root filesystem is read-only).
+            Common.env("DJL_CACHE_DIR", "/tmp/djl"))
+        .addNewPort()
+        .withName(HTTP_PORT_NAME)
+        .withContainerPort(Defaults.ROUTER_PORT)
+        .withProtocol("TCP")
+        .endPort()
+        .withStartupProbe(Common.httpProbe("/health", HTTP_PORT_NAME, 2, 60, 2))
+        .withLivenessProbe(Common.httpProbe("/health", HTTP_PORT_NAME, 10, 3, 2))
+        .withReadinessProbe(Common.httpProbe("/ready", HTTP_PORT_NAME, 5, 2, 2))
+        .withLifecycle(Common.preStopSleep(5))
+        .withNewResources()
+        .addToRequests("cpu", copy(r.cpu()))
+        .addToRequests("memory", copy(r.memory()))
+        .addToLimits("memory", copy(r.memory()))
+        .endResources()
+        .withSecurityContext(Common.restrictedContainer())
+        .addNewVolumeMount()
+        .withName(CONFIG_VOLUME)
+        .withMountPath(Names.ROUTER_CONFIG_DIR)
+        .withReadOnly(true)
+        .endVolumeMount()
+        .addNewVolumeMount()
+        .withName(TMP_VOLUME)
+        .withMountPath("/tmp")
+        .endVolumeMount()
+        .build();
+  }
+
+  /** ClusterIP Service in front of the router replicas: the endpoint clients use. */
+  public static Service service(RenderInputs in) {
+    return new ServiceBuilder()
+        .withMetadata(meta(in))
+        .withNewSpec()
+        .withType("ClusterIP")
+        .withSelector(Labels.routerSelector(in.name()))
+        .addNewPort()
+        .withName(HTTP_PORT_NAME)
+        .withPort(Defaults.ROUTER_PORT)
+        .withTargetPort(new IntOrString(HTTP_PORT_NAME))
+        .withProtocol("TCP")
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  public static ServiceAccount serviceAccount(RenderInputs in) {
+    return new ServiceAccountBuilder().withMetadata(meta(in)).build();
+  }
+
+  /** Read-only access to EndpointSlices, nothing else (discovery backend {@code kubernetes}). */
+  public static Role role(RenderInputs in) {
+    return new RoleBuilder()
+        .withMetadata(meta(in))
+        .addNewRule()
+        .withApiGroups("discovery.k8s.io")
+        .withResources("endpointslices")
+        .withVerbs("get", "list", "watch")
+        .endRule()
+        .build();
+  }
+
+  public static RoleBinding roleBinding(RenderInputs in) {
+    return new RoleBindingBuilder()
+        .withMetadata(meta(in))
+        .withNewRoleRef()
+        .withApiGroup("rbac.authorization.k8s.io")
+        .withKind("Role")
+        .withName(Names.router(in.name()))
+        .endRoleRef()
+        .addNewSubject()
+        .withKind("ServiceAccount")
+        .withName(Names.router(in.name()))
+        .withNamespace(in.namespace())
+        .endSubject()
+        .build();
+  }
+
+  private static Quantity copy(Quantity q) {
+    return new Quantity(q.getAmount(), q.getFormat());
+  }
+
+  private static io.fabric8.kubernetes.api.model.ObjectMeta meta(RenderInputs in) {
+    return Common.meta(in, Names.router(in.name()), Labels.router(in.name()));
+  }
+}

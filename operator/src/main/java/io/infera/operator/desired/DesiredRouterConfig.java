@@ -1,0 +1,119 @@
+package io.infera.operator.desired;
+
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.TokenizerMode;
+import io.infera.operator.desired.RenderInputs.PoolSettings;
+import io.infera.operator.desired.RenderInputs.RouterSettings;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The RouterConfig document (DESIGN.md §7) the router reads from its ConfigMap: the operator →
+ * router contract. Only keys the router's {@code ConfigLoader} accepts; golden examples in {@code
+ * config/router/}.
+ */
+public final class DesiredRouterConfig {
+
+  public static final String KIND = "RouterConfig";
+
+  private DesiredRouterConfig() {}
+
+  /** The document as YAML, with a one-line header naming its source. */
+  public static String yaml(RenderInputs in) {
+    DumperOptions opts = new DumperOptions();
+    opts.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+    opts.setIndent(2);
+    opts.setIndicatorIndent(0);
+    opts.setWidth(200);
+    opts.setSplitLines(false);
+    return "# RouterConfig of InferaDeployment "
+        + in.namespace()
+        + "/"
+        + in.name()
+        + ", written by infera-operator.\n"
+        + new Yaml(opts).dump(document(in));
+  }
+
+  /** SHA-256 of {@link #yaml}, hex: the router pod template's config-hash annotation. */
+  public static String hash(RenderInputs in) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(md.digest(yaml(in).getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  /** The document as ordered maps (key order = the order of DESIGN.md §7). */
+  public static Map<String, Object> document(RenderInputs in) {
+    RouterSettings r = in.router();
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("apiVersion", InferaDeployment.API_VERSION);
+    doc.put("kind", KIND);
+    doc.put("model", in.model());
+    doc.put("pageSize", in.pageSize());
+
+    Map<String, Object> tokenizer = new LinkedHashMap<>();
+    if (r.tokenizer().mode() == TokenizerMode.LOCAL) {
+      tokenizer.put(r.tokenizer().hub() ? "hub" : "path", r.tokenizer().source());
+    }
+    tokenizer.put("mode", r.tokenizer().mode().value());
+    doc.put("tokenizer", tokenizer);
+
+    Map<String, Object> policy = new LinkedHashMap<>();
+    policy.put("name", r.policy().value());
+    policy.put("overlapWeight", r.overlapWeight());
+    if (r.prefillOverlapWeight() != null) {
+      policy.put("prefillOverlapWeight", r.prefillOverlapWeight());
+    }
+    if (r.decodeOverlapWeight() != null) {
+      policy.put("decodeOverlapWeight", r.decodeOverlapWeight());
+    }
+    doc.put("policy", policy);
+
+    Map<String, Object> nats = new LinkedHashMap<>();
+    nats.put("url", in.natsUrl());
+    nats.put("stream", in.nats().stream());
+    nats.put("subjectPrefix", in.nats().subjectPrefix());
+    nats.put("snapshotBucket", in.nats().snapshotBucket());
+    Map<String, Object> events = new LinkedHashMap<>();
+    events.put("transport", "nats");
+    events.put("nats", nats);
+    doc.put("events", events);
+
+    List<Object> pools = new ArrayList<>();
+    for (PoolSettings p : in.pools()) {
+      Map<String, Object> pool = new LinkedHashMap<>();
+      pool.put("name", p.name());
+      pool.put("role", p.role().value());
+      pool.put("engine", in.engine().eventFormat());
+      pool.put("service", Names.pool(in.name(), p.name()));
+      pool.put("port", Defaults.ENGINE_PORT);
+      pool.put("zmqPort", Defaults.ZMQ_PORT);
+      pools.add(pool);
+    }
+    Map<String, Object> discovery = new LinkedHashMap<>();
+    discovery.put("backend", "kubernetes");
+    discovery.put("namespace", in.namespace());
+    discovery.put("pools", pools);
+    doc.put("discovery", discovery);
+
+    Map<String, Object> limits = new LinkedHashMap<>();
+    limits.put("maxBodyBytes", Defaults.ROUTER_MAX_BODY_BYTES);
+    limits.put("retries", Defaults.ROUTER_RETRIES);
+    doc.put("limits", limits);
+
+    Map<String, Object> listen = new LinkedHashMap<>();
+    listen.put("port", Defaults.ROUTER_PORT);
+    doc.put("listen", listen);
+    return doc;
+  }
+}

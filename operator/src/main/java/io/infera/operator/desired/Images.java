@@ -1,0 +1,53 @@
+package io.infera.operator.desired;
+
+import io.infera.operator.api.v1alpha1.Engine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+
+/**
+ * Default images, in one place; each is overridable from the spec ({@code spec.image}, a pool's
+ * {@code image}, {@code spec.router.image}, {@code spec.nats.deploy.image}).
+ *
+ * <p>Infera's own images (router, simulator) have their CLI as entrypoint, so their containers pass
+ * only {@code args}; the vLLM and SGLang containers set {@code command} explicitly, whatever the
+ * image's entrypoint.
+ */
+public final class Images {
+
+  /** The operator's version: the tag of Infera's own images. */
+  public static final String INFERA_VERSION = readVersion();
+
+  public static final String ROUTER = "ghcr.io/infera/infera-router:" + INFERA_VERSION;
+  public static final String SIM = "ghcr.io/infera/infera-sim:" + INFERA_VERSION;
+  public static final String NATS = "nats:2.10-alpine";
+  public static final String VLLM = "vllm/vllm-openai:v0.11.0";
+  public static final String SGLANG = "lmsysorg/sglang:v0.5.3";
+
+  private Images() {}
+
+  /** The pinned image of {@code engine}. */
+  public static String engine(Engine engine) {
+    return switch (engine) {
+      case VLLM -> VLLM;
+      case SGLANG -> SGLANG;
+      case SIM -> SIM;
+    };
+  }
+
+  private static String readVersion() {
+    Properties p = new Properties();
+    try (InputStream in =
+        Images.class.getResourceAsStream("/io/infera/operator/version.properties")) {
+      if (in == null) {
+        throw new IllegalStateException(
+            "io/infera/operator/version.properties is not on the classpath");
+      }
+      p.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return p.getProperty("version");
+  }
+}

@@ -1,0 +1,74 @@
+package io.infera.operator.desired;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.List;
+
+/**
+ * The relay sidecar of every worker pod ({@code infera-router relay}, DESIGN.md §5): reads the
+ * engine's KV events from ZMQ on localhost and republishes them to NATS JetStream under the pod's
+ * name.
+ */
+public final class RelaySidecar {
+
+  /** The volume the relay's JVM writes temporary files to (read-only root filesystem). */
+  static final String TMP_VOLUME = "relay-tmp";
+
+  private RelaySidecar() {}
+
+  /** The relay's command-line arguments (the router image's entrypoint is infera-router). */
+  public static List<String> args(RenderInputs in) {
+    return List.of(
+        "relay",
+        "--zmq",
+        "tcp://127.0.0.1:" + Defaults.ZMQ_PORT,
+        "--replay",
+        "tcp://127.0.0.1:" + Defaults.REPLAY_PORT,
+        "--nats",
+        in.natsUrl(),
+        "--worker-id",
+        "$(POD_NAME)",
+        "--engine",
+        in.engine().eventFormat(),
+        "--block-size",
+        Integer.toString(in.pageSize()),
+        "--subject-prefix",
+        in.nats().subjectPrefix(),
+        "--stream",
+        in.nats().stream(),
+        "--snapshot-bucket",
+        in.nats().snapshotBucket());
+  }
+
+  public static Container container(RenderInputs in) {
+    return new ContainerBuilder()
+        .withName(Names.RELAY_CONTAINER)
+        .withImage(in.router().image())
+        .withArgs(args(in))
+        .withEnv(Common.podNameEnv(), Common.env("JAVA_TOOL_OPTIONS", Defaults.JAVA_TOOL_OPTIONS))
+        // Stays up as long as the engine's own pre-stop pause: events flow until the engine stops.
+        .withLifecycle(Common.preStopSleep(Defaults.PRE_STOP_SLEEP_SECONDS))
+        .withNewResources()
+        .addToRequests("cpu", new Quantity(Defaults.RELAY_CPU))
+        .addToRequests("memory", new Quantity(Defaults.RELAY_MEMORY))
+        .addToLimits("memory", new Quantity(Defaults.RELAY_MEMORY))
+        .endResources()
+        .withNewSecurityContext()
+        .withRunAsNonRoot(true)
+        .withRunAsUser(Defaults.NON_ROOT_UID)
+        .withRunAsGroup(Defaults.NON_ROOT_UID)
+        .withReadOnlyRootFilesystem(true)
+        .withAllowPrivilegeEscalation(false)
+        .withCapabilities(Common.dropAll())
+        .withNewSeccompProfile()
+        .withType("RuntimeDefault")
+        .endSeccompProfile()
+        .endSecurityContext()
+        .addNewVolumeMount()
+        .withName(TMP_VOLUME)
+        .withMountPath("/tmp")
+        .endVolumeMount()
+        .build();
+  }
+}

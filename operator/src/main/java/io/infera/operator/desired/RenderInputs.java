@@ -1,0 +1,269 @@
+package io.infera.operator.desired;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.infera.operator.api.v1alpha1.ComputeResources;
+import io.infera.operator.api.v1alpha1.Engine;
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
+import io.infera.operator.api.v1alpha1.NatsDeploySpec;
+import io.infera.operator.api.v1alpha1.NatsSpec;
+import io.infera.operator.api.v1alpha1.PoolResources;
+import io.infera.operator.api.v1alpha1.PoolRole;
+import io.infera.operator.api.v1alpha1.PoolSpec;
+import io.infera.operator.api.v1alpha1.RouterPolicy;
+import io.infera.operator.api.v1alpha1.RouterSpec;
+import io.infera.operator.api.v1alpha1.TokenizerMode;
+import io.infera.operator.api.v1alpha1.TokenizerSpec;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * An {@code InferaDeployment} with every default resolved: the one input of every builder.
+ *
+ * <p>Built by {@link #of} from a resource that {@link io.infera.operator.validation.SpecValidator}
+ * accepted; the builders never look at the raw resource. Pools are sorted by name so that
+ * reordering {@code spec.pools} changes no child object.
+ *
+ * @param uid the resource's uid, null when rendered from a file (the owner reference then has none)
+ */
+public record RenderInputs(
+    String name,
+    String namespace,
+    String uid,
+    String model,
+    Engine engine,
+    int pageSize,
+    String pythonHashSeed,
+    RouterSettings router,
+    NatsSettings nats,
+    List<PoolSettings> pools) {
+
+  /** Namespace of a resource read from a file without one. */
+  public static final String DEFAULT_NAMESPACE = "default";
+
+  public RenderInputs {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(namespace, "namespace");
+    pools = List.copyOf(pools);
+  }
+
+  /** The router and its RouterConfig settings. Quantities are never null. */
+  public record RouterSettings(
+      int replicas,
+      String image,
+      RouterPolicy policy,
+      double overlapWeight,
+      Double prefillOverlapWeight,
+      Double decodeOverlapWeight,
+      TokenizerSettings tokenizer,
+      Quantity cpu,
+      Quantity memory) {}
+
+  /**
+   * @param source a path or hub id (null with mode engine)
+   * @param hub whether {@code source} is a hub id (RouterConfig key {@code hub}) or a path
+   */
+  public record TokenizerSettings(TokenizerMode mode, String source, boolean hub) {}
+
+  /**
+   * @param externalUrl the user's NATS, or null when the operator deploys one
+   */
+  public record NatsSettings(
+      String externalUrl,
+      String image,
+      Quantity storage,
+      String storageClass,
+      Quantity cpu,
+      Quantity memory,
+      String stream,
+      String subjectPrefix,
+      String snapshotBucket) {
+
+    public boolean deployed() {
+      return externalUrl == null;
+    }
+  }
+
+  /**
+   * One pool. {@code cpu}, {@code memory}, {@code sharedMemory} may be null (not set). Lists and
+   * maps are defensive copies.
+   */
+  public record PoolSettings(
+      String name,
+      PoolRole role,
+      int replicas,
+      String image,
+      int gpu,
+      String gpuType,
+      Quantity cpu,
+      Quantity memory,
+      Quantity sharedMemory,
+      List<String> args,
+      List<EnvVar> env,
+      Map<String, String> nodeSelector,
+      List<Toleration> tolerations) {
+
+    public PoolSettings {
+      args = List.copyOf(args);
+      env = List.copyOf(env);
+      nodeSelector = new TreeMap<>(nodeSelector);
+      tolerations = List.copyOf(tolerations);
+    }
+
+    public boolean usesGpus() {
+      return gpu > 0;
+    }
+  }
+
+  /**
+   * Resolves the defaults of a resource the validator accepted.
+   *
+   * @throws IllegalArgumentException if a field the validator requires is missing
+   */
+  public static RenderInputs of(InferaDeployment idep) {
+    Objects.requireNonNull(idep.getMetadata(), "metadata");
+    InferaDeploymentSpec spec = idep.getSpec();
+    if (spec == null || spec.getModel() == null) {
+      throw new IllegalArgumentException("spec.model is required (validate the resource first)");
+    }
+    String ns = idep.getMetadata().getNamespace();
+    // Defaults come from the POJOs' initializers, which a test ties to their @Default.
+    InferaDeploymentSpec d = new InferaDeploymentSpec();
+    Engine engine = or(spec.getEngine(), d.getEngine());
+    String engineImage = or(spec.getImage(), Images.engine(engine));
+    List<PoolSettings> pools = new ArrayList<>();
+    for (PoolSpec p : or(spec.getPools(), List.<PoolSpec>of())) {
+      pools.add(pool(p, engineImage));
+    }
+    pools.sort(Comparator.comparing(PoolSettings::name));
+    return new RenderInputs(
+        idep.getMetadata().getName(),
+        ns == null || ns.isEmpty() ? DEFAULT_NAMESPACE : ns,
+        idep.getMetadata().getUid(),
+        spec.getModel(),
+        engine,
+        or(spec.getPageSize(), d.getPageSize()),
+        or(spec.getPythonHashSeed(), d.getPythonHashSeed()),
+        router(or(spec.getRouter(), d.getRouter())),
+        nats(or(spec.getNats(), d.getNats())),
+        pools);
+  }
+
+  /** The owner reference every child carries (controller, blocks the owner's deletion). */
+  public OwnerReference ownerReference() {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(InferaDeployment.API_VERSION)
+        .withKind(InferaDeployment.KIND)
+        .withName(name)
+        .withUid(uid)
+        .withController(true)
+        .withBlockOwnerDeletion(true)
+        .build();
+  }
+
+  /** Where routers and relays reach NATS. */
+  public String natsUrl() {
+    return nats.deployed()
+        ? "nats://" + Names.nats(name) + ":" + Defaults.NATS_CLIENT_PORT
+        : nats.externalUrl();
+  }
+
+  /** The pool called {@code pool}. */
+  public PoolSettings pool(String pool) {
+    return pools.stream()
+        .filter(p -> p.name().equals(pool))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no pool " + pool + " in " + name));
+  }
+
+  private static RouterSettings router(RouterSpec r) {
+    RouterSpec d = new RouterSpec();
+    ComputeResources res = or(r.getResources(), new ComputeResources());
+    TokenizerSpec t = or(r.getTokenizer(), new TokenizerSpec());
+    String source = t.getPath() != null ? t.getPath() : t.getHub();
+    TokenizerMode mode =
+        t.getMode() != null
+            ? t.getMode()
+            : source != null ? TokenizerMode.LOCAL : TokenizerMode.ENGINE;
+    TokenizerSettings tok =
+        mode == TokenizerMode.ENGINE
+            ? new TokenizerSettings(mode, null, false)
+            : new TokenizerSettings(mode, source, t.getPath() == null);
+    return new RouterSettings(
+        or(r.getReplicas(), d.getReplicas()),
+        or(r.getImage(), Images.ROUTER),
+        or(r.getPolicy(), d.getPolicy()),
+        or(r.getOverlapWeight(), d.getOverlapWeight()),
+        r.getPrefillOverlapWeight(),
+        r.getDecodeOverlapWeight(),
+        tok,
+        copy(res.getCpu(), Defaults.ROUTER_CPU),
+        copy(res.getMemory(), Defaults.ROUTER_MEMORY));
+  }
+
+  private static NatsSettings nats(NatsSpec n) {
+    NatsSpec dn = new NatsSpec();
+    NatsDeploySpec d = or(n.getDeploy(), new NatsDeploySpec());
+    ComputeResources res = or(d.getResources(), new ComputeResources());
+    return new NatsSettings(
+        n.getUrl(),
+        or(d.getImage(), Images.NATS),
+        copy(d.getStorage(), Defaults.NATS_STORAGE),
+        d.getStorageClass(),
+        copy(res.getCpu(), Defaults.NATS_CPU),
+        copy(res.getMemory(), Defaults.NATS_MEMORY),
+        or(n.getStream(), dn.getStream()),
+        or(n.getSubjectPrefix(), dn.getSubjectPrefix()),
+        or(n.getSnapshotBucket(), dn.getSnapshotBucket()));
+  }
+
+  private static PoolSettings pool(PoolSpec p, String engineImage) {
+    PoolSpec dp = new PoolSpec();
+    PoolResources res = or(p.getResources(), new PoolResources());
+    PoolResources dr = new PoolResources();
+    return new PoolSettings(
+        p.getName(),
+        or(p.getRole(), dp.getRole()),
+        or(p.getReplicas(), dp.getReplicas()),
+        or(p.getImage(), engineImage),
+        or(res.getGpu(), dr.getGpu()),
+        or(res.getGpuType(), dr.getGpuType()),
+        copy(res.getCpu(), null),
+        copy(res.getMemory(), null),
+        copy(res.getSharedMemory(), null),
+        or(p.getArgs(), List.of()),
+        copyAll(p.getEnv(), e -> new EnvVarBuilder(e).build()),
+        or(p.getNodeSelector(), Map.of()),
+        copyAll(p.getTolerations(), t -> new TolerationBuilder(t).build()));
+  }
+
+  private static <T> List<T> copyAll(List<T> list, Function<T, T> copy) {
+    List<T> out = new ArrayList<>();
+    if (list != null) {
+      list.forEach(x -> out.add(copy.apply(x)));
+    }
+    return out;
+  }
+
+  private static Quantity copy(Quantity q, String dflt) {
+    if (q == null) {
+      return dflt == null ? null : new Quantity(dflt);
+    }
+    return new Quantity(q.getAmount(), q.getFormat());
+  }
+
+  private static <T> T or(T value, T dflt) {
+    return value != null ? value : dflt;
+  }
+}

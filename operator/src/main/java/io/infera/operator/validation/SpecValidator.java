@@ -1,0 +1,343 @@
+package io.infera.operator.validation;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.infera.operator.api.v1alpha1.ComputeResources;
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
+import io.infera.operator.api.v1alpha1.NatsDeploySpec;
+import io.infera.operator.api.v1alpha1.NatsSpec;
+import io.infera.operator.api.v1alpha1.PoolResources;
+import io.infera.operator.api.v1alpha1.PoolRole;
+import io.infera.operator.api.v1alpha1.PoolSpec;
+import io.infera.operator.api.v1alpha1.RouterSpec;
+import io.infera.operator.api.v1alpha1.Rules;
+import io.infera.operator.api.v1alpha1.TokenizerMode;
+import io.infera.operator.api.v1alpha1.TokenizerSpec;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Re-checks an {@code InferaDeployment} against every rule of its CRD (required fields, ranges,
+ * patterns, CEL) and the limits of the objects built from it (name lengths), in Java.
+ */
+public final class SpecValidator {
+
+  /** Service names are built from the resource name: a DNS-1035 label. */
+  private static final Pattern DNS_1035 = Pattern.compile(Rules.POOL_NAME_PATTERN);
+
+  private static final Pattern DNS_1123_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
+  private static final Pattern POOL_NAME = Pattern.compile(Rules.POOL_NAME_PATTERN);
+  private static final Pattern SEED = Pattern.compile(Rules.PYTHON_HASH_SEED_PATTERN);
+  private static final Pattern GPU_TYPE = Pattern.compile(Rules.GPU_TYPE_PATTERN);
+  private static final Pattern NATS_URL = Pattern.compile(Rules.NATS_URL_PATTERN);
+  private static final Pattern NATS_NAME = Pattern.compile(Rules.NATS_NAME_PATTERN);
+  private static final Pattern SUBJECT_PREFIX = Pattern.compile(Rules.SUBJECT_PREFIX_PATTERN);
+
+  /** The longest suffix the operator appends to the resource name for a Service. */
+  private static final String LONGEST_FIXED_SUFFIX = "-router";
+
+  private static final long MAX_PYTHON_HASH_SEED = 4294967295L;
+
+  private final List<Violation> out = new ArrayList<>();
+
+  private SpecValidator() {}
+
+  /** Every violation, in field order; empty when the resource is valid. */
+  public static List<Violation> validate(InferaDeployment idep) {
+    SpecValidator v = new SpecValidator();
+    v.resource(idep);
+    return List.copyOf(v.out);
+  }
+
+  private void resource(InferaDeployment idep) {
+    if (idep.getApiVersion() != null
+        && !InferaDeployment.API_VERSION.equals(idep.getApiVersion())) {
+      add(
+          "apiVersion",
+          "expected " + InferaDeployment.API_VERSION + ", got " + idep.getApiVersion());
+    }
+    if (idep.getKind() != null && !InferaDeployment.KIND.equals(idep.getKind())) {
+      add("kind", "expected " + InferaDeployment.KIND + ", got " + idep.getKind());
+    }
+    ObjectMeta meta = idep.getMetadata();
+    String name = meta == null ? null : meta.getName();
+    if (name == null || name.isEmpty()) {
+      add("metadata.name", "required");
+    } else if (!DNS_1035.matcher(name).matches()) {
+      add(
+          "metadata.name",
+          "'"
+              + name
+              + "' is not a DNS-1035 label (lower-case letters, digits and '-', starting with a"
+              + " letter): child Service names are built from it");
+    } else if (name.length() + LONGEST_FIXED_SUFFIX.length() > 63) {
+      add(
+          "metadata.name",
+          "'"
+              + name
+              + "' is too long: the router Service '"
+              + name
+              + LONGEST_FIXED_SUFFIX
+              + "' would exceed 63 characters");
+    }
+    String ns = meta == null ? null : meta.getNamespace();
+    if (ns != null
+        && !ns.isEmpty()
+        && (ns.length() > 63 || !DNS_1123_LABEL.matcher(ns).matches())) {
+      add("metadata.namespace", "'" + ns + "' is not a DNS-1123 label");
+    }
+    InferaDeploymentSpec spec = idep.getSpec();
+    if (spec == null) {
+      add("spec", "required");
+      return;
+    }
+    spec(spec, name != null && DNS_1035.matcher(name).matches() ? name : null);
+  }
+
+  private void spec(InferaDeploymentSpec s, String name) {
+    if (s.getModel() == null || s.getModel().isBlank()) {
+      add("spec.model", "required (the model every engine serves)");
+    } else if (s.getModel().length() > 256) {
+      add("spec.model", "longer than 256 characters");
+    }
+    nonBlankIfSet("spec.image", s.getImage());
+    Integer pageSize = s.getPageSize();
+    if (pageSize != null && (pageSize < 1 || pageSize > 1024 || Integer.bitCount(pageSize) != 1)) {
+      add("spec.pageSize", Rules.PAGE_SIZE_POWER_OF_TWO_MESSAGE + ", got " + pageSize);
+    }
+    String seed = s.getPythonHashSeed();
+    if (seed != null) {
+      if (!SEED.matcher(seed).matches()) {
+        add("spec.pythonHashSeed", "expected an integer or 'random', got '" + seed + "'");
+      } else if (!seed.equals("random") && Long.parseLong(seed) > MAX_PYTHON_HASH_SEED) {
+        add("spec.pythonHashSeed", Rules.PYTHON_HASH_SEED_RANGE_MESSAGE + ", got " + seed);
+      }
+    }
+    if (s.getRouter() != null) {
+      router(s.getRouter());
+    }
+    if (s.getNats() != null) {
+      nats(s.getNats());
+    }
+    pools(s.getPools(), name);
+  }
+
+  private void router(RouterSpec r) {
+    minZero("spec.router.replicas", r.getReplicas());
+    nonBlankIfSet("spec.router.image", r.getImage());
+    weight("spec.router.overlapWeight", r.getOverlapWeight());
+    weight("spec.router.prefillOverlapWeight", r.getPrefillOverlapWeight());
+    weight("spec.router.decodeOverlapWeight", r.getDecodeOverlapWeight());
+    TokenizerSpec t = r.getTokenizer();
+    if (t != null) {
+      nonBlankIfSet("spec.router.tokenizer.path", t.getPath());
+      nonBlankIfSet("spec.router.tokenizer.hub", t.getHub());
+      if (t.getPath() != null && t.getHub() != null) {
+        add("spec.router.tokenizer", Rules.TOKENIZER_ONE_SOURCE_MESSAGE);
+      }
+      if (t.getMode() == TokenizerMode.LOCAL && t.getPath() == null && t.getHub() == null) {
+        add("spec.router.tokenizer", Rules.TOKENIZER_LOCAL_NEEDS_SOURCE_MESSAGE);
+      }
+    }
+    compute("spec.router.resources", r.getResources());
+  }
+
+  private void nats(NatsSpec n) {
+    if (n.getUrl() != null && n.getDeploy() != null) {
+      add("spec.nats", Rules.NATS_URL_OR_DEPLOY_MESSAGE);
+    }
+    if (n.getUrl() != null && !NATS_URL.matcher(n.getUrl()).matches()) {
+      add(
+          "spec.nats.url",
+          "expected nats://host:port or tls://host:port, got '" + n.getUrl() + "'");
+    }
+    pattern("spec.nats.stream", n.getStream(), NATS_NAME, "letters, digits, '-' and '_'");
+    pattern(
+        "spec.nats.snapshotBucket",
+        n.getSnapshotBucket(),
+        NATS_NAME,
+        "letters, digits, '-' and '_'");
+    pattern(
+        "spec.nats.subjectPrefix",
+        n.getSubjectPrefix(),
+        SUBJECT_PREFIX,
+        "dot-separated tokens of letters, digits, '-' and '_', no wildcards");
+    NatsDeploySpec d = n.getDeploy();
+    if (d != null) {
+      nonBlankIfSet("spec.nats.deploy.image", d.getImage());
+      nonBlankIfSet("spec.nats.deploy.storageClass", d.getStorageClass());
+      quantity("spec.nats.deploy.storage", d.getStorage(), true);
+      compute("spec.nats.deploy.resources", d.getResources());
+    }
+  }
+
+  private void pools(List<PoolSpec> pools, String name) {
+    if (pools == null || pools.isEmpty()) {
+      add("spec.pools", "at least one pool is required");
+      return;
+    }
+    if (pools.size() > Rules.MAX_POOLS) {
+      add("spec.pools", "at most " + Rules.MAX_POOLS + " pools, got " + pools.size());
+    }
+    Set<String> seen = new HashSet<>();
+    Set<String> duplicates = new LinkedHashSet<>();
+    boolean prefill = false;
+    boolean decode = false;
+    for (int i = 0; i < pools.size(); i++) {
+      PoolSpec p = pools.get(i);
+      String f = "spec.pools[" + i + "]";
+      if (p == null) {
+        add(f, "must be a mapping");
+        continue;
+      }
+      pool(f, p, name);
+      if (p.getName() != null && !seen.add(p.getName())) {
+        duplicates.add(p.getName());
+      }
+      prefill |= p.getRole() == PoolRole.PREFILL;
+      decode |= p.getRole() == PoolRole.DECODE;
+    }
+    if (!duplicates.isEmpty()) {
+      add(
+          "spec.pools",
+          Rules.UNIQUE_POOL_NAMES_MESSAGE + " (duplicated: " + String.join(", ", duplicates) + ")");
+    }
+    if (prefill != decode) {
+      add(
+          "spec.pools",
+          Rules.PREFILL_DECODE_PAIRED_MESSAGE
+              + " (found a "
+              + (prefill ? "prefill" : "decode")
+              + " pool and no "
+              + (prefill ? "decode" : "prefill")
+              + " pool)");
+    }
+  }
+
+  private void pool(String f, PoolSpec p, String deploymentName) {
+    String name = p.getName();
+    if (name == null || name.isEmpty()) {
+      add(f + ".name", "required");
+    } else if (name.length() > Rules.MAX_POOL_NAME_LENGTH || !POOL_NAME.matcher(name).matches()) {
+      add(
+          f + ".name",
+          "'"
+              + name
+              + "' is not a DNS label of at most "
+              + Rules.MAX_POOL_NAME_LENGTH
+              + " characters (lower-case letters, digits and '-', starting with a letter)");
+    } else if (deploymentName != null && deploymentName.length() + 1 + name.length() > 63) {
+      add(
+          f + ".name",
+          "the pool Service '"
+              + deploymentName
+              + "-"
+              + name
+              + "' would exceed 63 characters; shorten the pool or the resource name");
+    }
+    minZero(f + ".replicas", p.getReplicas());
+    nonBlankIfSet(f + ".image", p.getImage());
+    PoolResources r = p.getResources();
+    if (r != null) {
+      minZero(f + ".resources.gpu", r.getGpu());
+      if (r.getGpuType() != null && !GPU_TYPE.matcher(r.getGpuType()).matches()) {
+        add(
+            f + ".resources.gpuType",
+            "expected an extended resource name such as nvidia.com/gpu, got '"
+                + r.getGpuType()
+                + "'");
+      }
+      quantity(f + ".resources.cpu", r.getCpu(), false);
+      quantity(f + ".resources.memory", r.getMemory(), false);
+      quantity(f + ".resources.sharedMemory", r.getSharedMemory(), false);
+    }
+    if (p.getArgs() != null) {
+      for (int i = 0; i < p.getArgs().size(); i++) {
+        if (p.getArgs().get(i) == null) {
+          add(f + ".args[" + i + "]", "must be a string");
+        }
+      }
+    }
+    if (p.getEnv() != null) {
+      Set<String> names = new HashSet<>();
+      for (int i = 0; i < p.getEnv().size(); i++) {
+        EnvVar e = p.getEnv().get(i);
+        if (e == null || e.getName() == null || e.getName().isEmpty()) {
+          add(f + ".env[" + i + "].name", "required");
+        } else if (!names.add(e.getName())) {
+          add(f + ".env[" + i + "].name", "duplicate variable " + e.getName());
+        }
+      }
+    }
+    if (p.getNodeSelector() != null) {
+      p.getNodeSelector()
+          .forEach(
+              (k, v) -> {
+                if (k == null || k.isEmpty() || v == null) {
+                  add(f + ".nodeSelector", "keys and values must be strings");
+                }
+              });
+    }
+    if (p.getTolerations() != null && p.getTolerations().contains(null)) {
+      add(f + ".tolerations", "entries must be mappings");
+    }
+  }
+
+  private void compute(String f, ComputeResources r) {
+    if (r != null) {
+      quantity(f + ".cpu", r.getCpu(), false);
+      quantity(f + ".memory", r.getMemory(), false);
+    }
+  }
+
+  private void quantity(String f, Quantity q, boolean positive) {
+    if (q == null) {
+      return;
+    }
+    BigDecimal amount;
+    try {
+      amount = Quantity.getAmountInBytes(q);
+    } catch (RuntimeException e) {
+      add(f, "'" + q + "' is not a quantity (e.g. 500m, 4, 16Gi)");
+      return;
+    }
+    if (amount.signum() < 0 || (positive && amount.signum() == 0)) {
+      add(f, "must be " + (positive ? "positive" : "non-negative") + ", got " + q);
+    }
+  }
+
+  private void minZero(String f, Integer v) {
+    if (v != null && v < 0) {
+      add(f, "must be >= 0, got " + v);
+    }
+  }
+
+  private void weight(String f, Double w) {
+    if (w != null && (!Double.isFinite(w) || w < 0)) {
+      add(f, "must be a finite number >= 0, got " + w);
+    }
+  }
+
+  private void nonBlankIfSet(String f, String v) {
+    if (v != null && v.isBlank()) {
+      add(f, "must not be empty when set");
+    }
+  }
+
+  private void pattern(String f, String v, Pattern p, String expected) {
+    if (v != null && !p.matcher(v).matches()) {
+      add(f, "expected " + expected + ", got '" + v + "'");
+    }
+  }
+
+  private void add(String field, String message) {
+    out.add(new Violation(field, message));
+  }
+}

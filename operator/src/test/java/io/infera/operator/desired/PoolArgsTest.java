@@ -1,0 +1,158 @@
+package io.infera.operator.desired;
+
+import static io.infera.operator.testing.Fixtures.idep;
+import static io.infera.operator.testing.Fixtures.invalid;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.infera.operator.api.v1alpha1.Conditions;
+import io.infera.operator.api.v1alpha1.Engine;
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.PoolRole;
+import io.infera.operator.api.v1alpha1.PoolSpec;
+import io.infera.operator.testing.Fixtures;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** A pool's args and env may add to what the operator derives, never contradict it. */
+class PoolArgsTest {
+
+  /** Builds {@code engine} with a pool of {@code role} (plus its PD partner) given {@code args}. */
+  private static InferaDeployment withArgs(Engine engine, PoolRole role, String args) {
+    InferaDeployment idep =
+        role == PoolRole.MIXED
+            ? idep(engine, PoolRole.MIXED)
+            : idep(engine, PoolRole.PREFILL, PoolRole.DECODE);
+    poolOf(idep, role).setArgs(Arrays.asList(args.split("\\|")));
+    return idep;
+  }
+
+  private static PoolSpec poolOf(InferaDeployment idep, PoolRole role) {
+    return idep.getSpec().getPools().stream()
+        .filter(p -> p.getRole() == role)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @ParameterizedTest(name = "{0} {1}: {2}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "VLLM;MIXED;--block-size|32;--block-size",
+        "VLLM;MIXED;--block-size=32;--block-size",
+        "VLLM;MIXED;--block_size|32;--block_size",
+        "VLLM;MIXED;--block-size 32;--block-size",
+        "VLLM;MIXED;--block-size;--block-size",
+        "VLLM;MIXED;--page-size|8;--page-size",
+        "VLLM;MIXED;--port|9000;--port",
+        "VLLM;MIXED;--port=9000;--port",
+        "VLLM;MIXED;--kv-events-config|{\"publisher\":\"null\"};--kv-events-config",
+        "VLLM;MIXED;--no-enable-prefix-caching;--no-enable-prefix-caching",
+        "VLLM;MIXED;--enable-prefix-caching=false;--enable-prefix-caching",
+        "VLLM;MIXED;--disaggregation-mode|prefill;--disaggregation-mode",
+        "VLLM;MIXED;--model|other/model;--model",
+        "VLLM;PREFILL;--disaggregation-mode|decode;--disaggregation-mode",
+        "SGLANG;MIXED;--page-size|32;--page-size",
+        "SGLANG;MIXED;--block-size|32;--block-size",
+        "SGLANG;MIXED;--kv-events-config|{};--kv-events-config",
+        "SGLANG;MIXED;--port|30000;--port",
+        "SGLANG;MIXED;--host|127.0.0.1;--host",
+        "SGLANG;MIXED;--model-path|other/model;--model-path",
+        "SGLANG;MIXED;--disable-radix-cache;--disable-radix-cache",
+        "SGLANG;MIXED;--disaggregation-mode|prefill;--disaggregation-mode",
+        "SGLANG;PREFILL;--disaggregation-mode|decode;--disaggregation-mode",
+        "SGLANG;DECODE;--disaggregation-mode=prefill;--disaggregation-mode",
+        "SIM;MIXED;--block-size|64;--block-size",
+        "SIM;MIXED;--zmq-port|6000;--zmq-port",
+        "SIM;MIXED;--replay-port|-1;--replay-port",
+        "SIM;MIXED;--kv-events-config|{};--kv-events-config",
+        "SIM;MIXED;--port|0;--port",
+      })
+  void contradictingArgIsRefusedNamingThePoolAndTheFlag(
+      Engine engine, PoolRole role, String args, String flag) {
+    InferaDeployment idep = withArgs(engine, role, args);
+    var refused = invalid(idep);
+    assertThat(refused.reason()).isEqualTo(Conditions.REASON_INVALID_SPEC);
+    assertThat(refused.message())
+        .contains("pool '" + role.value() + "'")
+        .contains(flag)
+        .contains("spec.pools[")
+        .doesNotContain("\n");
+    assertThat(refused.violations()).hasSize(1);
+  }
+
+  @ParameterizedTest(name = "{0} {1}: {2}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "VLLM;MIXED;--block-size|16",
+        "VLLM;MIXED;--port=8000",
+        "VLLM;MIXED;--enable-prefix-caching",
+        "VLLM;MIXED;--max-model-len|8192|--tensor-parallel-size|2",
+        "VLLM;MIXED;--kv-events-config|{\"topic\": \"kv-events\", \"enable_kv_cache_events\": true,"
+            + " \"publisher\": \"zmq\", \"endpoint\": \"tcp://*:5557\", \"replay_endpoint\":"
+            + " \"tcp://*:5558\"}",
+        "SGLANG;PREFILL;--disaggregation-mode|prefill|--tp|2",
+        "SGLANG;MIXED;--page-size|16|--mem-fraction-static|0.8",
+        "SIM;MIXED;--num-blocks|4096|--speedup|10",
+      })
+  void argsThatAgreeOrAddAreAccepted(Engine engine, PoolRole role, String args) {
+    Fixtures.fleet(withArgs(engine, role, args));
+  }
+
+  @Test
+  void everyContradictionIsReportedAtOnce() {
+    InferaDeployment idep = withArgs(Engine.VLLM, PoolRole.MIXED, "--block-size|32|--port|1");
+    var refused = invalid(idep);
+    assertThat(refused.violations()).hasSize(2);
+    assertThat(refused.message()).contains("--block-size 32").contains("--port 1");
+  }
+
+  @Test
+  void messageSaysWhereTheDerivedValueComesFrom() {
+    var refused = invalid(withArgs(Engine.SGLANG, PoolRole.MIXED, "--page-size|32"));
+    assertThat(refused.message())
+        .isEqualTo(
+            "spec.pools[0].args: pool 'mixed': spec.pools[0].args[0] sets --page-size 32, which"
+                + " contradicts the operator-derived --page-size 16 (from spec.pageSize); remove"
+                + " it");
+  }
+
+  @Test
+  void aDifferentPythonHashSeedInAPoolIsRefused() {
+    InferaDeployment idep = idep(Engine.VLLM, PoolRole.MIXED);
+    idep.getSpec().getPools().get(0).setEnv(List.of(new EnvVar("PYTHONHASHSEED", "42", null)));
+    var refused = invalid(idep);
+    assertThat(refused.message())
+        .contains("spec.pools[0].env[0]")
+        .contains("pool 'mixed'")
+        .contains("PYTHONHASHSEED=42");
+
+    InferaDeployment fromSecret = idep(Engine.VLLM, PoolRole.MIXED);
+    fromSecret
+        .getSpec()
+        .getPools()
+        .get(0)
+        .setEnv(
+            List.of(
+                new EnvVarBuilder()
+                    .withName("PYTHONHASHSEED")
+                    .withNewValueFrom()
+                    .withNewSecretKeyRef("seed", "s", false)
+                    .endValueFrom()
+                    .build()));
+    assertThat(invalid(fromSecret).message()).contains("PYTHONHASHSEED from a reference");
+  }
+
+  @Test
+  void thePoolIsNamedByItsIndexInTheSpecNotItsSortedPosition() {
+    InferaDeployment idep = idep(Engine.SGLANG, PoolRole.PREFILL, PoolRole.DECODE);
+    // decode sorts before prefill, but is spec.pools[1].
+    idep.getSpec().getPools().get(1).setArgs(List.of("--page-size", "8"));
+    assertThat(invalid(idep).message()).startsWith("spec.pools[1].args: pool 'decode'");
+  }
+}

@@ -1,0 +1,299 @@
+package io.infera.operator.validation;
+
+import static io.infera.operator.testing.Fixtures.idep;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.infera.operator.api.v1alpha1.Engine;
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.NatsDeploySpec;
+import io.infera.operator.api.v1alpha1.PoolRole;
+import io.infera.operator.api.v1alpha1.Rules;
+import io.infera.operator.api.v1alpha1.TokenizerMode;
+import io.infera.operator.testing.Fixtures;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The Java twin of the CRD's schema and CEL rules refuses what the API server would. */
+class SpecValidatorTest {
+
+  /** One way to break a valid resource, the field it names and a fragment of the message. */
+  record Case(String name, Consumer<InferaDeployment> breakIt, String field, String message) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Case> cases() {
+    return Stream.of(
+        // CEL rules (the mock server and render run no CEL).
+        new Case(
+            "duplicate pool names",
+            i -> i.getSpec().getPools().get(1).setName("prefill"),
+            "spec.pools",
+            Rules.UNIQUE_POOL_NAMES_MESSAGE),
+        new Case(
+            "prefill without decode",
+            i -> i.getSpec().getPools().get(1).setRole(PoolRole.MIXED),
+            "spec.pools",
+            Rules.PREFILL_DECODE_PAIRED_MESSAGE),
+        new Case(
+            "decode without prefill",
+            i -> i.getSpec().getPools().get(0).setRole(PoolRole.MIXED),
+            "spec.pools",
+            Rules.PREFILL_DECODE_PAIRED_MESSAGE),
+        new Case(
+            "page size not a power of two",
+            i -> i.getSpec().setPageSize(24),
+            "spec.pageSize",
+            Rules.PAGE_SIZE_POWER_OF_TWO_MESSAGE),
+        new Case(
+            "page size above 1024",
+            i -> i.getSpec().setPageSize(2048),
+            "spec.pageSize",
+            Rules.PAGE_SIZE_POWER_OF_TWO_MESSAGE),
+        new Case(
+            "page size zero",
+            i -> i.getSpec().setPageSize(0),
+            "spec.pageSize",
+            Rules.PAGE_SIZE_POWER_OF_TWO_MESSAGE),
+        new Case(
+            "nats url and deploy",
+            i -> {
+              i.getSpec().getNats().setUrl("nats://x:4222");
+              i.getSpec().getNats().setDeploy(new NatsDeploySpec());
+            },
+            "spec.nats",
+            Rules.NATS_URL_OR_DEPLOY_MESSAGE),
+        new Case(
+            "tokenizer path and hub",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setPath("/m");
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+            },
+            "spec.router.tokenizer",
+            Rules.TOKENIZER_ONE_SOURCE_MESSAGE),
+        new Case(
+            "local tokenizer without source",
+            i -> i.getSpec().getRouter().getTokenizer().setMode(TokenizerMode.LOCAL),
+            "spec.router.tokenizer",
+            Rules.TOKENIZER_LOCAL_NEEDS_SOURCE_MESSAGE),
+        new Case(
+            "hash seed out of range",
+            i -> i.getSpec().setPythonHashSeed("4294967296"),
+            "spec.pythonHashSeed",
+            Rules.PYTHON_HASH_SEED_RANGE_MESSAGE),
+        // Schema rules.
+        new Case(
+            "negative pool replicas",
+            i -> i.getSpec().getPools().get(0).setReplicas(-1),
+            "spec.pools[0].replicas",
+            "must be >= 0"),
+        new Case(
+            "negative router replicas",
+            i -> i.getSpec().getRouter().setReplicas(-2),
+            "spec.router.replicas",
+            "must be >= 0"),
+        new Case(
+            "negative gpu",
+            i -> i.getSpec().getPools().get(0).getResources().setGpu(-1),
+            "spec.pools[0].resources.gpu",
+            "must be >= 0"),
+        new Case("missing model", i -> i.getSpec().setModel(null), "spec.model", "required"),
+        new Case("blank model", i -> i.getSpec().setModel("  "), "spec.model", "required"),
+        new Case(
+            "no pools", i -> i.getSpec().setPools(new ArrayList<>()), "spec.pools", "at least one"),
+        new Case(
+            "too many pools",
+            i -> {
+              i.getSpec().getPools().clear();
+              for (int k = 0; k < 17; k++) {
+                i.getSpec().getPools().add(Fixtures.pool("p" + k, PoolRole.MIXED, 1, 1));
+              }
+            },
+            "spec.pools",
+            "at most 16"),
+        new Case(
+            "pool name not a DNS label",
+            i -> i.getSpec().getPools().get(0).setName("Prefill_1"),
+            "spec.pools[0].name",
+            "not a DNS label"),
+        new Case(
+            "pool name missing",
+            i -> i.getSpec().getPools().get(0).setName(null),
+            "spec.pools[0].name",
+            "required"),
+        new Case(
+            "service name too long",
+            i -> {
+              i.getMetadata().setName("a".repeat(50));
+              i.getSpec().getPools().get(0).setName("p".repeat(20));
+            },
+            "spec.pools[0].name",
+            "would exceed 63 characters"),
+        new Case(
+            "resource name too long",
+            i -> i.getMetadata().setName("a".repeat(60)),
+            "metadata.name",
+            "too long"),
+        new Case(
+            "resource name not DNS-1035",
+            i -> i.getMetadata().setName("1demo"),
+            "metadata.name",
+            "DNS-1035"),
+        new Case(
+            "hash seed not a number",
+            i -> i.getSpec().setPythonHashSeed("abc"),
+            "spec.pythonHashSeed",
+            "an integer or 'random'"),
+        new Case(
+            "negative overlap weight",
+            i -> i.getSpec().getRouter().setOverlapWeight(-1.0),
+            "spec.router.overlapWeight",
+            ">= 0"),
+        new Case(
+            "infinite decode weight",
+            i -> i.getSpec().getRouter().setDecodeOverlapWeight(Double.POSITIVE_INFINITY),
+            "spec.router.decodeOverlapWeight",
+            "finite"),
+        new Case(
+            "nats url scheme",
+            i -> i.getSpec().getNats().setUrl("http://nats:4222"),
+            "spec.nats.url",
+            "nats://"),
+        new Case(
+            "stream with a dot",
+            i -> i.getSpec().getNats().setStream("A.B"),
+            "spec.nats.stream",
+            "letters"),
+        new Case(
+            "subject prefix wildcard",
+            i -> i.getSpec().getNats().setSubjectPrefix("infera.>"),
+            "spec.nats.subjectPrefix",
+            "no wildcards"),
+        new Case(
+            "gpu type",
+            i -> i.getSpec().getPools().get(0).getResources().setGpuType("gpu"),
+            "spec.pools[0].resources.gpuType",
+            "nvidia.com/gpu"),
+        new Case(
+            "negative memory",
+            i -> i.getSpec().getPools().get(0).getResources().setMemory(new Quantity("-1Gi")),
+            "spec.pools[0].resources.memory",
+            "non-negative"),
+        new Case(
+            "zero nats storage",
+            i -> {
+              i.getSpec().getNats().setDeploy(new NatsDeploySpec());
+              i.getSpec().getNats().getDeploy().setStorage(new Quantity("0"));
+            },
+            "spec.nats.deploy.storage",
+            "positive"),
+        new Case(
+            "env without name",
+            i -> i.getSpec().getPools().get(0).setEnv(List.of(new EnvVar(null, "x", null))),
+            "spec.pools[0].env[0].name",
+            "required"),
+        new Case(
+            "duplicate env",
+            i ->
+                i.getSpec()
+                    .getPools()
+                    .get(0)
+                    .setEnv(List.of(new EnvVar("A", "1", null), new EnvVar("A", "2", null))),
+            "spec.pools[0].env[1].name",
+            "duplicate"),
+        new Case("blank image", i -> i.getSpec().setImage(""), "spec.image", "must not be empty"),
+        new Case(
+            "namespace not a label",
+            i -> i.getMetadata().setNamespace("Team_A"),
+            "metadata.namespace",
+            "DNS-1123"));
+  }
+
+  private static InferaDeployment valid() {
+    return idep(Engine.VLLM, PoolRole.PREFILL, PoolRole.DECODE);
+  }
+
+  @Test
+  void theFixtureAndTheSamplesAreValid() {
+    assertThat(SpecValidator.validate(valid())).isEmpty();
+    for (String s : List.of("vllm-mixed.yaml", "sglang-pd.yaml", "sim.yaml")) {
+      assertThat(SpecValidator.validate(Fixtures.parseSample(s))).as(s).isEmpty();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void refusesNamingTheField(Case c) {
+    InferaDeployment idep = valid();
+    c.breakIt().accept(idep);
+    List<Violation> v = SpecValidator.validate(idep);
+    assertThat(v).as(c.name()).isNotEmpty();
+    assertThat(v)
+        .as(c.name())
+        .anySatisfy(
+            x -> {
+              assertThat(x.field()).isEqualTo(c.field());
+              assertThat(x.message()).contains(c.message());
+            });
+    // The builder refuses it too, with reason InvalidSpec and no child.
+    assertThat(Fixtures.invalid(idep).message()).contains(c.field());
+  }
+
+  @Test
+  void everyCelRuleHasAJavaTwinExercisedHere() throws IllegalAccessException {
+    List<String> messages = new ArrayList<>();
+    for (Field f : Rules.class.getFields()) {
+      if (Modifier.isStatic(f.getModifiers()) && f.getName().endsWith("_MESSAGE")) {
+        messages.add((String) f.get(null));
+      }
+    }
+    assertThat(messages).hasSizeGreaterThanOrEqualTo(7);
+    List<String> covered = cases().map(Case::message).toList();
+    assertThat(covered).containsAll(messages);
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024})
+  void everyPowerOfTwoPageSizeIsAccepted(int pageSize) {
+    InferaDeployment idep = valid();
+    idep.getSpec().setPageSize(pageSize);
+    assertThat(SpecValidator.validate(idep)).isEmpty();
+  }
+
+  @Test
+  void nullsMeanDefaults() {
+    InferaDeployment idep = valid();
+    idep.getSpec().setEngine(null);
+    idep.getSpec().setPageSize(null);
+    idep.getSpec().setRouter(null);
+    idep.getSpec().setNats(null);
+    idep.getSpec().getPools().get(0).setResources(null);
+    idep.getSpec().getPools().get(0).setArgs(null);
+    assertThat(SpecValidator.validate(idep)).isEmpty();
+    assertThat(Fixtures.fleet(idep).inputs().pageSize()).isEqualTo(16);
+  }
+
+  @Test
+  void aMissingSpecOrMetadataIsRefusedNotAnException() {
+    InferaDeployment noSpec = valid();
+    noSpec.setSpec(null);
+    assertThat(SpecValidator.validate(noSpec)).extracting(Violation::field).contains("spec");
+    InferaDeployment noName = valid();
+    noName.getMetadata().setName(null);
+    assertThat(SpecValidator.validate(noName))
+        .extracting(Violation::field)
+        .contains("metadata.name");
+  }
+}

@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = InferaOperator.Version.class,
     description = "Kubernetes operator for InferaDeployment: LLM engine pools, NATS and routers.",
-    subcommands = {RenderCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {RunCommand.class, RenderCommand.class, CommandLine.HelpCommand.class})
 public final class InferaOperator implements Runnable {
 
   @Spec CommandSpec spec;

@@ -45,6 +45,9 @@ public final class SpecValidator {
 
   private static final long MAX_PYTHON_HASH_SEED = 4294967295L;
 
+  /** {@code <idep>-router} and {@code <idep>-nats} are the router's and NATS' objects. */
+  private static final Set<String> RESERVED_POOL_NAMES = Set.of("router", "nats");
+
   private final List<Violation> out = new ArrayList<>();
 
   private SpecValidator() {}
@@ -233,6 +236,15 @@ public final class SpecValidator {
               + "' is not a DNS label of at most "
               + Rules.MAX_POOL_NAME_LENGTH
               + " characters (lower-case letters, digits and '-', starting with a letter)");
+    } else if (RESERVED_POOL_NAMES.contains(name)) {
+      add(
+          f + ".name",
+          "'"
+              + name
+              + "' is reserved: the pool's Deployment and Service would take the names of the"
+              + " operator's "
+              + name
+              + " objects");
     } else if (deploymentName != null && deploymentName.length() + 1 + name.length() > 63) {
       add(
           f + ".name",

@@ -52,6 +52,17 @@ class SpecValidatorTest {
             i -> i.getSpec().getPools().get(0).setRole(PoolRole.MIXED),
             "spec.pools",
             Rules.PREFILL_DECODE_PAIRED_MESSAGE),
+        // Names of the objects built from it.
+        new Case(
+            "pool named router",
+            i -> i.getSpec().getPools().get(1).setName("router"),
+            "spec.pools[1].name",
+            "'router' is reserved"),
+        new Case(
+            "pool named nats",
+            i -> i.getSpec().getPools().get(0).setName("nats"),
+            "spec.pools[0].name",
+            "'nats' is reserved"),
         new Case(
             "page size not a power of two",
             i -> i.getSpec().setPageSize(24),

@@ -11,5 +11,41 @@ public final class Conditions {
   /** Reason of {@code Degraded=True} when the spec cannot be built (CEL, Java checks, args). */
   public static final String REASON_INVALID_SPEC = "InvalidSpec";
 
+  /** Ready=True: every router and worker is ready at the current generation. */
+  public static final String REASON_ALL_READY = "AllReplicasReady";
+
+  /** Ready=False: children exist, no router or worker is ready yet. */
+  public static final String REASON_WAITING = "WaitingForReplicas";
+
+  /** Progressing=True (and Ready=False): a workload is not rolled out to the current spec. */
+  public static final String REASON_ROLLING_OUT = "RolloutInProgress";
+
+  /** Progressing=False: every workload runs the current spec. */
+  public static final String REASON_ROLLED_OUT = "RolloutComplete";
+
+  /** Degraded=True: a rollout exceeded its deadline or pods cannot be created. */
+  public static final String REASON_ROLLOUT_STALLED = "RolloutStalled";
+
+  /** Degraded=False. */
+  public static final String REASON_AS_EXPECTED = "AsExpected";
+
+  /** EventsFlowing=Unknown: no ready router answered {@code /v1/admin/status}. */
+  public static final String REASON_ROUTER_STATUS_UNAVAILABLE = "RouterStatusUnavailable";
+
+  /** EventsFlowing=False: the routers discovered no worker. */
+  public static final String REASON_NO_WORKERS = "NoWorkers";
+
+  /** EventsFlowing=False: workers are known but none has published a KV event. */
+  public static final String REASON_NO_KV_EVENTS = "NoKvEvents";
+
+  /** EventsFlowing=False: a source has a sequence gap the routers have not resynced. */
+  public static final String REASON_SOURCES_DEGRADED = "SourcesDegraded";
+
+  /** EventsFlowing=False: KV events arrive later than the limit. */
+  public static final String REASON_EVENT_LAG = "EventLag";
+
+  /** EventsFlowing=True. */
+  public static final String REASON_EVENTS_FLOWING = "EventsFlowing";
+
   private Conditions() {}
 }

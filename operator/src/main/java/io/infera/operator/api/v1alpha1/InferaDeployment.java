@@ -50,8 +50,12 @@ public class InferaDeployment extends CustomResource<InferaDeploymentSpec, Infer
     return new InferaDeploymentSpec();
   }
 
+  /**
+   * No status until the operator writes one: an empty status object that the server does not have
+   * would make JSON patches of the status address fields under a missing {@code /status}.
+   */
   @Override
   protected InferaDeploymentStatus initStatus() {
-    return new InferaDeploymentStatus();
+    return null;
   }
 }

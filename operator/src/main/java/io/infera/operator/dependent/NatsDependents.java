@@ -1,0 +1,70 @@
+package io.infera.operator.dependent;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.desired.Fleet;
+import io.infera.operator.desired.Names;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
+
+/**
+ * The operator-deployed NATS, {@code <idep>-nats}: reconciled while {@link Deployed} holds, deleted
+ * when the spec switches to an external {@code nats.url}.
+ */
+public final class NatsDependents {
+
+  private NatsDependents() {}
+
+  /** Precondition: the spec asks the operator to deploy NATS (no {@code spec.nats.url}). */
+  public static final class Deployed implements Condition<Object, InferaDeployment> {
+    @Override
+    public boolean isMet(
+        DependentResource<Object, InferaDeployment> dependentResource,
+        InferaDeployment primary,
+        Context<InferaDeployment> context) {
+      return DesiredChildren.of(primary, context).inputs().nats().deployed();
+    }
+  }
+
+  @KubernetesDependent(informer = @Informer(labelSelector = DesiredChildren.MANAGED_SELECTOR))
+  public static final class StatefulSetDependent extends FleetDependent<StatefulSet> {
+    public StatefulSetDependent() {
+      super(StatefulSet.class);
+    }
+
+    @Override
+    protected StatefulSet pick(Fleet fleet) {
+      return fleet
+          .natsStatefulSet()
+          .orElseThrow(() -> new IllegalStateException("NATS is external: no StatefulSet"));
+    }
+
+    @Override
+    protected String name(InferaDeployment primary) {
+      return Names.nats(primary.getMetadata().getName());
+    }
+  }
+
+  /** Uses the shared Service informer ({@link DesiredChildren#SERVICES}). */
+  public static final class ServiceDependent extends FleetDependent<Service> {
+    public ServiceDependent() {
+      super(Service.class);
+    }
+
+    @Override
+    protected Service pick(Fleet fleet) {
+      return fleet
+          .natsService()
+          .orElseThrow(() -> new IllegalStateException("NATS is external: no Service"));
+    }
+
+    @Override
+    protected String name(InferaDeployment primary) {
+      return Names.nats(primary.getMetadata().getName());
+    }
+  }
+}

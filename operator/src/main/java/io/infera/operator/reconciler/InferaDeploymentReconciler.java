@@ -1,0 +1,317 @@
+package io.infera.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.infera.operator.api.v1alpha1.Conditions;
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.InferaDeploymentStatus;
+import io.infera.operator.api.v1alpha1.PoolRole;
+import io.infera.operator.dependent.DesiredChildren;
+import io.infera.operator.dependent.NatsDependents;
+import io.infera.operator.dependent.PoolDependents;
+import io.infera.operator.dependent.RouterDependents;
+import io.infera.operator.desired.BuildResult;
+import io.infera.operator.desired.Defaults;
+import io.infera.operator.desired.DesiredFleet;
+import io.infera.operator.desired.Fleet;
+import io.infera.operator.desired.Labels;
+import io.infera.operator.desired.Names;
+import io.infera.operator.desired.RenderInputs.PoolSettings;
+import io.infera.operator.status.Observation;
+import io.infera.operator.status.RouterFetch;
+import io.infera.operator.status.RouterStatusClient;
+import io.infera.operator.status.StatusAggregator;
+import io.infera.operator.status.WorkloadState;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Reconciles one InferaDeployment: validate and build (pure), apply through the workflow only when
+ * valid, observe the workloads and the routers' view, and patch the status only when it changed.
+ *
+ * <p>An invalid spec (contradicting pool args, anything {@code SpecValidator} refuses) leaves every
+ * child as it is: the workflow is not run, the status says {@code Degraded/InvalidSpec} and one
+ * Warning event is recorded per refused generation and message. Transient failures (API errors)
+ * propagate so that JOSDK retries. Every reconciliation is rescheduled after {@code resync} to
+ * refresh the routers' view; when nothing changed it writes nothing.
+ */
+@Workflow(
+    explicitInvocation = true,
+    dependents = {
+      @Dependent(
+          name = InferaDeploymentReconciler.NATS_STATEFULSET,
+          type = NatsDependents.StatefulSetDependent.class,
+          reconcilePrecondition = NatsDependents.Deployed.class),
+      @Dependent(
+          name = InferaDeploymentReconciler.NATS_SERVICE,
+          type = NatsDependents.ServiceDependent.class,
+          reconcilePrecondition = NatsDependents.Deployed.class,
+          useEventSourceWithName = DesiredChildren.SERVICES),
+      @Dependent(
+          name = InferaDeploymentReconciler.ROUTER_CONFIGMAP,
+          type = RouterDependents.ConfigMapDependent.class),
+      @Dependent(
+          name = "router-serviceaccount",
+          type = RouterDependents.ServiceAccountDependent.class),
+      @Dependent(name = "router-role", type = RouterDependents.RoleDependent.class),
+      @Dependent(name = "router-rolebinding", type = RouterDependents.RoleBindingDependent.class),
+      @Dependent(
+          name = "router-deployment",
+          type = RouterDependents.DeploymentDependent.class,
+          // The new RouterConfig is in place before the pods it rolls start.
+          dependsOn = InferaDeploymentReconciler.ROUTER_CONFIGMAP,
+          useEventSourceWithName = DesiredChildren.DEPLOYMENTS),
+      @Dependent(
+          name = "router-service",
+          type = RouterDependents.ServiceDependent.class,
+          useEventSourceWithName = DesiredChildren.SERVICES),
+      @Dependent(
+          name = "pool-deployments",
+          type = PoolDependents.DeploymentsDependent.class,
+          useEventSourceWithName = DesiredChildren.DEPLOYMENTS),
+      @Dependent(
+          name = "pool-services",
+          type = PoolDependents.ServicesDependent.class,
+          useEventSourceWithName = DesiredChildren.SERVICES),
+    })
+@ControllerConfiguration(name = InferaDeploymentReconciler.NAME)
+public final class InferaDeploymentReconciler implements Reconciler<InferaDeployment> {
+
+  /** Controller name; also the server-side-apply field manager. */
+  public static final String NAME = "infera-operator";
+
+  static final String NATS_STATEFULSET = "nats-statefulset";
+  static final String NATS_SERVICE = "nats-service";
+  static final String ROUTER_CONFIGMAP = "router-configmap";
+
+  private static final String NO_READY_ROUTER = "no router replica is ready";
+
+  private final RouterStatusClient routers;
+  private final EventRecorder events;
+  private final Clock clock;
+  private final Duration resync;
+
+  /**
+   * @param routers reads the routers' {@code /v1/admin/status}
+   * @param resync how often an unchanged InferaDeployment is looked at again (router view)
+   */
+  public InferaDeploymentReconciler(
+      RouterStatusClient routers, EventRecorder events, Clock clock, Duration resync) {
+    this.routers = Objects.requireNonNull(routers, "routers");
+    this.events = Objects.requireNonNull(events, "events");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.resync = Objects.requireNonNull(resync, "resync");
+  }
+
+  @Override
+  public List<EventSource<?, InferaDeployment>> prepareEventSources(
+      EventSourceContext<InferaDeployment> context) {
+    return List.of(
+        shared(context, Deployment.class, DesiredChildren.DEPLOYMENTS),
+        shared(context, Service.class, DesiredChildren.SERVICES));
+  }
+
+  private static <R extends HasMetadata> InformerEventSource<R, InferaDeployment> shared(
+      EventSourceContext<InferaDeployment> context, Class<R> type, String name) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(type, InferaDeployment.class)
+            .withName(name)
+            .withNamespacesInheritedFromController()
+            .withLabelSelector(DesiredChildren.MANAGED_SELECTOR)
+            .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(InferaDeployment.class))
+            .build(),
+        context);
+  }
+
+  @Override
+  public UpdateControl<InferaDeployment> reconcile(
+      InferaDeployment idep, Context<InferaDeployment> context) {
+    BuildResult built = DesiredFleet.build(idep);
+    Fleet fleet = null;
+    Observation.SpecOutcome outcome;
+    if (built instanceof BuildResult.Built b) {
+      fleet = b.fleet();
+      DesiredChildren.put(context, fleet);
+      context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+      outcome = new Observation.Valid();
+    } else {
+      BuildResult.Invalid invalid = (BuildResult.Invalid) built;
+      outcome = new Observation.Invalid(invalid.reason(), invalid.message());
+    }
+
+    Observation observed = observe(idep, context, fleet, outcome);
+    InferaDeploymentStatus previous = idep.getStatus();
+    InferaDeploymentStatus next = StatusAggregator.aggregate(previous, observed, clock.instant());
+    if (outcome instanceof Observation.Invalid invalid && newlyRefused(previous, next)) {
+      events.warning(idep, invalid.reason(), invalid.message());
+    }
+    UpdateControl<InferaDeployment> control = UpdateControl.noUpdate();
+    if (previous == null || !StatusAggregator.same(previous, next)) {
+      if (context
+          .getControllerConfiguration()
+          .getConfigurationService()
+          .useSSAToPatchPrimaryResource()) {
+        control = UpdateControl.patchStatus(statusOnly(idep, next));
+      } else {
+        replaceStatus(context, idep, next);
+      }
+    }
+    return control.rescheduleAfter(resync);
+  }
+
+  /**
+   * The Degraded condition differs from the one already reported (reason, message or generation).
+   */
+  private static boolean newlyRefused(
+      InferaDeploymentStatus previous, InferaDeploymentStatus next) {
+    Condition now = StatusAggregator.find(next.getConditions(), Conditions.DEGRADED);
+    Condition before =
+        previous == null
+            ? null
+            : StatusAggregator.find(previous.getConditions(), Conditions.DEGRADED);
+    return before == null
+        || !Objects.equals(before.getStatus(), now.getStatus())
+        || !Objects.equals(before.getReason(), now.getReason())
+        || !Objects.equals(before.getMessage(), now.getMessage())
+        || !Objects.equals(before.getObservedGeneration(), now.getObservedGeneration());
+  }
+
+  /**
+   * Without server-side apply: one JSON patch that sets the whole status. JOSDK's own non-SSA
+   * status patch is a diff against the cached resource, which may not yet hold the previous status
+   * write; applied to the newer server state such a diff can drop list entries.
+   */
+  private static void replaceStatus(
+      Context<InferaDeployment> context, InferaDeployment idep, InferaDeploymentStatus status) {
+    KubernetesSerialization json = context.getClient().getKubernetesSerialization();
+    String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":" + json.asJson(status) + "}]";
+    context
+        .getClient()
+        .resources(InferaDeployment.class)
+        .inNamespace(idep.getMetadata().getNamespace())
+        .withName(idep.getMetadata().getName())
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), patch);
+  }
+
+  /** The object JOSDK patches: identity and status, no spec (the operator never writes it). */
+  private static InferaDeployment statusOnly(InferaDeployment idep, InferaDeploymentStatus status) {
+    InferaDeployment patch = new InferaDeployment();
+    patch.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(idep.getMetadata().getName())
+            .withNamespace(idep.getMetadata().getNamespace())
+            .withResourceVersion(idep.getMetadata().getResourceVersion())
+            .build());
+    patch.setSpec(null);
+    patch.setStatus(status);
+    return patch;
+  }
+
+  private Observation observe(
+      InferaDeployment idep,
+      Context<InferaDeployment> context,
+      Fleet fleet,
+      Observation.SpecOutcome outcome) {
+    String name = idep.getMetadata().getName();
+    String ns = idep.getMetadata().getNamespace();
+    Map<String, Deployment> deployments = new TreeMap<>();
+    context
+        .getSecondaryResources(Deployment.class)
+        .forEach(d -> deployments.put(d.getMetadata().getName(), d));
+
+    String routerName = Names.router(name);
+    Deployment routerDeployment = deployments.get(routerName);
+    WorkloadState router =
+        routerDeployment != null
+            ? WorkloadState.of(routerDeployment)
+            : WorkloadState.missing(
+                routerName, fleet == null ? 0 : fleet.inputs().router().replicas());
+
+    Optional<WorkloadState> nats = Optional.empty();
+    Optional<StatefulSet> sts =
+        context.getSecondaryResources(StatefulSet.class).stream()
+            .filter(s -> s.getMetadata().getName().equals(Names.nats(name)))
+            .findFirst();
+    if (fleet == null || fleet.inputs().nats().deployed()) {
+      nats =
+          sts.map(WorkloadState::of)
+              .or(
+                  () ->
+                      fleet == null
+                          ? Optional.empty()
+                          : Optional.of(WorkloadState.missing(Names.nats(name), 1)));
+    }
+
+    List<Observation.Pool> pools = new ArrayList<>();
+    if (fleet != null) {
+      for (PoolSettings p : fleet.inputs().pools()) {
+        Deployment d = deployments.get(Names.pool(name, p.name()));
+        pools.add(
+            new Observation.Pool(
+                p.name(),
+                p.role(),
+                d != null
+                    ? WorkloadState.of(d)
+                    : WorkloadState.missing(Names.pool(name, p.name()), p.replicas())));
+      }
+    } else {
+      // Refused spec: report the pools as they run.
+      for (Deployment d : deployments.values()) {
+        Map<String, String> labels = d.getMetadata().getLabels();
+        if (labels != null && Labels.COMPONENT_WORKER.equals(labels.get(Labels.COMPONENT))) {
+          pools.add(
+              new Observation.Pool(
+                  labels.getOrDefault(Labels.POOL, d.getMetadata().getName()),
+                  role(labels.get(Labels.ROLE)),
+                  WorkloadState.of(d)));
+        }
+      }
+    }
+
+    RouterFetch view =
+        router.ready() > 0
+            ? routers.fetch(name, ns, Defaults.ROUTER_PORT)
+            : new RouterFetch.Unknown(NO_READY_ROUTER);
+    return new Observation(
+        idep.getMetadata().getGeneration() == null ? 0 : idep.getMetadata().getGeneration(),
+        outcome,
+        router,
+        nats,
+        pools,
+        view);
+  }
+
+  private static PoolRole role(String label) {
+    for (PoolRole r : PoolRole.values()) {
+      if (r.value().equals(label)) {
+        return r;
+      }
+    }
+    return null;
+  }
+}

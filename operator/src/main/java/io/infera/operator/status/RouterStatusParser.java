@@ -1,0 +1,138 @@
+package io.infera.operator.status;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * Parses the router's {@code GET /v1/admin/status} document (router module, {@code
+ * admin.AdminViews#status}) into a {@link RouterView}.
+ *
+ * <p>Reads only the fields the operator shows: {@code ready}, {@code workers} (an array, counted),
+ * {@code index.entries} (else the sum of {@code sources[].block_count}), {@code
+ * sources[].event_lag_seconds} (the largest), {@code sources[].degraded} and {@code hit_ratio}.
+ * Unknown fields are ignored; a field of the wrong type is an error naming it.
+ */
+public final class RouterStatusParser {
+
+  /** Thrown for a document that is not a router status; the message names the field. */
+  public static final class MalformedStatus extends Exception {
+    public MalformedStatus(String message) {
+      super(message);
+    }
+  }
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder().maxNestingDepth(64).build())
+                  .build())
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private RouterStatusParser() {}
+
+  public static RouterView parse(String body) throws MalformedStatus {
+    if (body == null || body.isBlank()) {
+      throw new MalformedStatus("empty body");
+    }
+    JsonNode root;
+    try {
+      root = JSON.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw new MalformedStatus("not JSON: " + e.getOriginalMessage());
+    }
+    if (root == null || !root.isObject()) {
+      throw new MalformedStatus("expected a JSON object");
+    }
+    boolean ready = bool(root, "ready", false);
+    JsonNode workers = root.get("workers");
+    if (workers == null || !workers.isArray()) {
+      throw new MalformedStatus("workers: expected an array");
+    }
+    int sourceCount = 0;
+    int degraded = 0;
+    long blocks = 0;
+    Double maxLag = null;
+    JsonNode sources = root.get("sources");
+    if (sources != null && !sources.isNull()) {
+      if (!sources.isArray()) {
+        throw new MalformedStatus("sources: expected an array");
+      }
+      for (int i = 0; i < sources.size(); i++) {
+        JsonNode s = sources.get(i);
+        String f = "sources[" + i + "]";
+        if (!s.isObject()) {
+          throw new MalformedStatus(f + ": expected an object");
+        }
+        sourceCount++;
+        if (bool(s, "degraded", false)) {
+          degraded++;
+        }
+        blocks = saturatedAdd(blocks, count(s, f + ".block_count", "block_count"));
+        Double lag = number(s, f + ".event_lag_seconds", "event_lag_seconds");
+        if (lag != null) {
+          if (lag < 0) {
+            throw new MalformedStatus(f + ".event_lag_seconds: negative");
+          }
+          maxLag = maxLag == null ? lag : Math.max(maxLag, lag);
+        }
+      }
+    }
+    JsonNode index = root.get("index");
+    if (index != null && !index.isNull()) {
+      if (!index.isObject()) {
+        throw new MalformedStatus("index: expected an object");
+      }
+      if (index.has("entries")) {
+        blocks = count(index, "index.entries", "entries");
+      }
+    }
+    Double hit = number(root, "hit_ratio", "hit_ratio");
+    if (hit != null && (hit < 0 || hit > 1)) {
+      throw new MalformedStatus("hit_ratio: expected a number in [0, 1], got " + hit);
+    }
+    return new RouterView(ready, workers.size(), blocks, maxLag, hit, sourceCount, degraded);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
+  }
+
+  private static boolean bool(JsonNode n, String key, boolean dflt) throws MalformedStatus {
+    JsonNode v = n.get(key);
+    if (v == null || v.isNull()) {
+      return dflt;
+    }
+    if (!v.isBoolean()) {
+      throw new MalformedStatus(key + ": expected true or false");
+    }
+    return v.booleanValue();
+  }
+
+  private static Double number(JsonNode n, String field, String key) throws MalformedStatus {
+    JsonNode v = n.get(key);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isNumber() || !Double.isFinite(v.doubleValue())) {
+      throw new MalformedStatus(field + ": expected a number");
+    }
+    return v.doubleValue();
+  }
+
+  private static long count(JsonNode n, String field, String key) throws MalformedStatus {
+    JsonNode v = n.get(key);
+    if (v == null || v.isNull()) {
+      return 0;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 0) {
+      throw new MalformedStatus(field + ": expected a non-negative integer");
+    }
+    return v.longValue();
+  }
+}

@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
       EventsCommand.class,
       TokenizeCommand.class,
       ServeCommand.class,
+      RelayCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class InferaRouter implements Runnable {

@@ -11,7 +11,6 @@ import io.nats.client.Dispatcher;
 import io.nats.client.ErrorListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
-import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -214,49 +214,104 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
             System::nanoTime);
     s.connection = nc;
     s.ownsConnection = owned;
-    s.scheduler =
+    s.dispatcher = nc.createDispatcher(msg -> s.receive(msg.getData()));
+    s.dispatcher.subscribe(subject);
+    s.startTicking(tracker, subject);
+    return s;
+  }
+
+  /** Heartbeats and expiry sweeps on a thread of their own; shares the tracker. */
+  private void startTicking(LoadTracker tracker, String subject) {
+    scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "infera-load-sharing");
               t.setDaemon(true);
               return t;
             });
-    try {
-      s.dispatcher = nc.createDispatcher(msg -> s.receive(msg.getData()));
-      s.dispatcher.subscribe(subject);
-    } catch (RuntimeException e) {
-      s.scheduler.shutdownNow();
-      throw e;
-    }
     // Sweep often enough that a silent replica goes within a quarter expiry of its deadline.
     long period =
         Math.max(1, Math.min(settings.heartbeat().toMillis(), settings.expiry().toMillis() / 4));
-    s.scheduler.scheduleAtFixedRate(s::safeTick, 0, period, TimeUnit.MILLISECONDS);
-    tracker.share(s);
+    scheduler.scheduleAtFixedRate(this::safeTick, 0, period, TimeUnit.MILLISECONDS);
+    tracker.share(this);
     log.info(
         "load sharing started replica={} subject={} heartbeat_ms={} expiry_ms={}",
-        s.replica(),
+        replica(),
         subject,
         settings.heartbeat().toMillis(),
         settings.expiry().toMillis());
-    return s;
   }
 
   /**
    * As {@link #start(Connection, String, LoadTracker, Settings)} on a connection of its own to
-   * {@code url} ({@link #natsOptions}), closed by {@link #close}.
-   *
-   * @throws IOException when the server cannot be reached
+   * {@code url} ({@link #natsOptions}), closed by {@link #close}. Returns at once: the connection
+   * is made in the background and retried forever, and until it is up this replica routes on its
+   * own load only (nothing blocks the router's start on the broker).
    */
   public static SharedLoad connect(
       String url, String subject, LoadTracker tracker, Settings settings)
-      throws IOException, InterruptedException {
-    Connection nc = Nats.connect(natsOptions(url));
+      throws InterruptedException {
+    AtomicReference<SharedLoad> self = new AtomicReference<>();
+    SharedLoad s =
+        new SharedLoad(
+            newReplicaId(),
+            tracker,
+            settings,
+            bytes -> {
+              Connection c = self.get().connection;
+              if (c == null) {
+                throw new IllegalStateException("load sharing not connected yet");
+              }
+              c.publish(subject, bytes);
+            },
+            System::nanoTime);
+    self.set(s);
+    s.ownsConnection = true;
+    s.startTicking(tracker, subject);
+    Nats.connectAsynchronously(
+        natsOptions(
+            url,
+            (conn, event) -> {
+              // A first connect that had to be retried is announced as a reconnect.
+              if (event == ConnectionListener.Events.CONNECTED
+                  || event == ConnectionListener.Events.RECONNECTED) {
+                s.attach(conn, subject);
+              }
+            }),
+        true);
+    return s;
+  }
+
+  /** Subscribes on a connection that came up in the background; closes it if already closed. */
+  private void attach(Connection nc, String subject) {
+    synchronized (lock) {
+      if (connection != null) {
+        return;
+      }
+      connection = nc;
+    }
+    if (closed.get()) {
+      closeQuietly(nc);
+      return;
+    }
     try {
-      return start(nc, true, subject, tracker, settings);
+      Dispatcher d = nc.createDispatcher(msg -> receive(msg.getData()));
+      d.subscribe(subject);
+      dispatcher = d;
+      log.info("load sharing connected replica={} subject={}", replica(), subject);
     } catch (RuntimeException e) {
+      log.warn("load sharing cannot subscribe subject={} error={}", subject, e.toString());
+    }
+    if (closed.get()) {
+      closeQuietly(nc); // close() ran meanwhile and saw no connection yet
+    }
+  }
+
+  private static void closeQuietly(Connection nc) {
+    try {
       nc.close();
-      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -265,6 +320,10 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
    * messages instead of blocking the publishing (event-loop) thread — heartbeats repair the loss.
    */
   public static Options natsOptions(String url) {
+    return natsOptions(url, (conn, event) -> {});
+  }
+
+  private static Options natsOptions(String url, ConnectionListener onEvent) {
     return new Options.Builder()
         .server(url)
         .connectionName("infera-router-load")
@@ -279,6 +338,7 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
               } else {
                 log.debug("load sharing nats event={} url={}", event.getEvent(), url);
               }
+              onEvent.connectionEvent(conn, event);
             })
         .errorListener(
             new ErrorListener() {
@@ -294,6 +354,12 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
               }
             })
         .build();
+  }
+
+  /** True once subscribed on a connection that is up now. */
+  public boolean connected() {
+    Connection c = connection;
+    return dispatcher != null && c != null && c.getStatus() == Connection.Status.CONNECTED;
   }
 
   /** This replica's id, in hex. */

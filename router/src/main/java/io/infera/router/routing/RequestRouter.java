@@ -7,7 +7,6 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
-import io.infera.router.policy.LoadSnapshot;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
 import io.infera.router.policy.PolicyConfig;
@@ -82,12 +81,20 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(exclude));
     }
-    List<Worker> candidates = members.stream().map(Fleet.Member::asWorker).toList();
-    Scored s = score(hashes, candidates);
-    Decision d = s.decision;
+    List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
+    Matched m = match(hashes, candidates);
+    Decision d;
+    Booking booking;
+    // Load snapshot, choice and booking as one step: concurrent picks on this replica each see
+    // the others' bookings instead of all choosing the same least-loaded worker (a herd). The
+    // index match, the expensive part, stays outside.
+    synchronized (pickLock) {
+      d = policy.select(candidates, m.overlap, load.snapshot(candidates));
+      booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
+    }
+    Scored s = new Scored(d, m.match);
     Fleet.Member winner = fleet.member(d.winner());
     int hits = d.winnerScore().hits();
-    Booking booking = load.book(d.winner(), hashes, hashes.length - hits);
     if (policyConfig.name() == PolicyName.APPROX_PREFIX && approx != null) {
       approx.record(d.winner(), hashes);
     }
@@ -104,7 +111,7 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }
-    List<Worker> candidates = members.stream().map(Fleet.Member::asWorker).toList();
+    List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
     Scored s = score(hashes, candidates);
     return new Pick.Ok(
         new RoutePlan(
@@ -116,7 +123,39 @@ public final class RequestRouter {
 
   private record Scored(Decision decision, MatchResult match) {}
 
+  private record Matched(Overlap overlap, MatchResult match) {}
+
+  private volatile int tieRotation;
+
+  /**
+   * Breaks cost ties in a stable order of this replica's own: the candidate list rotated by {@code
+   * offset}. Replicas that share load set different offsets, so picks made at the same instant
+   * (before either hears of the other's booking) spread instead of all taking the first worker.
+   */
+  public void rotateTies(int offset) {
+    this.tieRotation = offset;
+  }
+
+  private List<Worker> rotate(List<Worker> candidates) {
+    int n = candidates.size();
+    int r = n == 0 ? 0 : Math.floorMod(tieRotation, n);
+    if (r == 0) {
+      return candidates;
+    }
+    List<Worker> out = new java.util.ArrayList<>(n);
+    out.addAll(candidates.subList(r, n));
+    out.addAll(candidates.subList(0, r));
+    return out;
+  }
+
+  private final Object pickLock = new Object();
+
   private Scored score(long[] hashes, List<Worker> candidates) {
+    Matched m = match(hashes, candidates);
+    return new Scored(policy.select(candidates, m.overlap, load.snapshot(candidates)), m.match);
+  }
+
+  private Matched match(long[] hashes, List<Worker> candidates) {
     Overlap overlap;
     MatchResult match = null;
     if (hashes.length == 0) {
@@ -127,8 +166,7 @@ public final class RequestRouter {
       match = index.match(hashes);
       overlap = Overlap.of(match);
     }
-    LoadSnapshot snapshot = load.snapshot(candidates);
-    return new Scored(policy.select(candidates, overlap, snapshot), match);
+    return new Matched(overlap, match);
   }
 
   private RoutingFailure noWorker(Set<WorkerId> exclude) {

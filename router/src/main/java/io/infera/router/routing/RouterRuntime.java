@@ -6,13 +6,16 @@ import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.HealthChecker;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
+import io.infera.router.events.EventSubjects;
 import io.infera.router.events.EventTransport;
 import io.infera.router.events.NatsTransport;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.SharedLoad;
 import io.infera.router.tokenize.PromptTokenizer;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -60,6 +63,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final RequestAnalyzer analyzer;
   private final long startedAt = System.currentTimeMillis();
   private final boolean ownsTokenizer;
+  private final SharedLoad sharedLoad;
   private volatile boolean shuttingDown;
   private volatile boolean eventsWarm;
 
@@ -79,6 +83,19 @@ public final class RouterRuntime implements AutoCloseable {
             lim.breakerMaxCooldownMs(),
             System::currentTimeMillis);
     this.router = new RequestRouter(fleet, index, load, config.policy(), approx, metrics);
+    // With NATS, replicas share their in-flight load so N routers do not herd onto one worker.
+    this.sharedLoad =
+        config.events().transport() == RouterConfig.Transport.NATS
+            ? SharedLoad.connect(
+                config.events().nats().url(),
+                EventSubjects.loadSubject(config.events().nats().subjectPrefix()),
+                load,
+                SharedLoad.Settings.defaults())
+            : null;
+    if (sharedLoad != null) {
+      metrics.bindSharedLoad(sharedLoad);
+      router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
+    }
     this.analyzer = new RequestAnalyzer(config, tokenizer, metrics);
     this.transport = parts.transport(config);
     if (transport instanceof io.infera.router.events.ZmqTransport z) {
@@ -213,9 +230,17 @@ public final class RouterRuntime implements AutoCloseable {
     return startedAt;
   }
 
+  /** The cross-replica load sharing, or null when the event transport is not nats. */
+  public SharedLoad sharedLoad() {
+    return sharedLoad;
+  }
+
   @Override
   public void close() {
     shuttingDown = true;
+    if (sharedLoad != null) {
+      sharedLoad.close();
+    }
     if (health != null) {
       health.close();
     }

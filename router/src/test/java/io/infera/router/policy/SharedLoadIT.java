@@ -48,8 +48,8 @@ class SharedLoadIT {
   @Test
   void bookingsAppearAtTheOtherReplicaWithinMillisecondsAndReleasesRemoveThem() throws Exception {
     assertThat(SUBJECT).isEqualTo("infera.load");
-    try (SharedLoad sa = SharedLoad.connect(server.url(), SUBJECT, a, FAST);
-        SharedLoad sb = SharedLoad.connect(server.url(), SUBJECT, b, FAST)) {
+    try (SharedLoad sa = up(SharedLoad.connect(server.url(), SUBJECT, a, FAST));
+        SharedLoad sb = up(SharedLoad.connect(server.url(), SUBJECT, b, FAST))) {
       await().atMost(Duration.ofSeconds(5)).until(() -> sb.stats().replicas() == 1);
       List<Long> nanos = new ArrayList<>();
       for (int i = 0; i < 60; i++) {
@@ -82,7 +82,7 @@ class SharedLoadIT {
   void aReplicaWhoseConnectionDiesStopsCountingAfterTheExpiry() throws Exception {
     Connection nca = Nats.connect(SharedLoad.natsOptions(server.url()));
     try (SharedLoad sa = SharedLoad.start(nca, SUBJECT, a, FAST);
-        SharedLoad sb = SharedLoad.connect(server.url(), SUBJECT, b, FAST)) {
+        SharedLoad sb = up(SharedLoad.connect(server.url(), SUBJECT, b, FAST))) {
       a.book(W1, new long[] {1, 2, 3, 4}, 4); // never released
       await()
           .atMost(Duration.ofSeconds(5))
@@ -105,8 +105,8 @@ class SharedLoadIT {
 
   @Test
   void aGracefulCloseIsForgottenAtOnce() throws Exception {
-    try (SharedLoad sb = SharedLoad.connect(server.url(), SUBJECT, b, FAST)) {
-      SharedLoad sa = SharedLoad.connect(server.url(), SUBJECT, a, FAST);
+    try (SharedLoad sb = up(SharedLoad.connect(server.url(), SUBJECT, b, FAST))) {
+      SharedLoad sa = up(SharedLoad.connect(server.url(), SUBJECT, a, FAST));
       a.book(W0, new long[] {1, 2}, 2);
       await()
           .atMost(Duration.ofSeconds(5))
@@ -123,8 +123,8 @@ class SharedLoadIT {
 
   @Test
   void replicasFindEachOtherAgainAfterTheServerRestarts() throws Exception {
-    try (SharedLoad sa = SharedLoad.connect(server.url(), SUBJECT, a, FAST);
-        SharedLoad sb = SharedLoad.connect(server.url(), SUBJECT, b, FAST)) {
+    try (SharedLoad sa = up(SharedLoad.connect(server.url(), SUBJECT, a, FAST));
+        SharedLoad sb = up(SharedLoad.connect(server.url(), SUBJECT, b, FAST))) {
       a.book(W0, new long[] {1, 2, 3}, 3);
       await()
           .atMost(Duration.ofSeconds(5))
@@ -146,6 +146,28 @@ class SharedLoadIT {
     }
   }
 
+  @Test
+  void aRouterStartsUnsharedWhileTheServerIsDownAndJoinsWhenItComesUp() throws Exception {
+    server.kill();
+    long t0 = System.nanoTime();
+    try (SharedLoad sa = SharedLoad.connect(server.url(), SUBJECT, a, FAST)) {
+      // Returns at once, without the broker: the router's start never waits for it.
+      assertThat(System.nanoTime() - t0).isLessThan(Duration.ofSeconds(1).toNanos());
+      assertThat(sa.connected()).isFalse();
+      a.book(W0, new long[] {1, 2}, 2);
+      assertThat(a.snapshot(WORKERS).of(W0).activeBlocks()).isEqualTo(2);
+      server.restart();
+      try (SharedLoad sb = up(SharedLoad.connect(server.url(), SUBJECT, b, FAST))) {
+        await().atMost(Duration.ofSeconds(10)).until(sa::connected);
+        // A's heartbeat carries what it booked before the broker was there.
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> b.snapshot(WORKERS).of(W0).activeBlocks() == 2);
+        assertThat(sa.stats().publishFailures()).isPositive();
+      }
+    }
+  }
+
   private static void waitFor(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
     while (!condition.getAsBoolean()) {
@@ -154,5 +176,11 @@ class SharedLoadIT {
       }
       Thread.onSpinWait();
     }
+  }
+
+  /** connect() returns at once; the subscription comes up in the background. */
+  private static SharedLoad up(SharedLoad s) {
+    await().atMost(Duration.ofSeconds(10)).until(s::connected);
+    return s;
   }
 }

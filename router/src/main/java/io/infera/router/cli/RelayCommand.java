@@ -1,0 +1,307 @@
+package io.infera.router.cli;
+
+import io.infera.router.kv.WorkerId;
+import io.infera.router.relay.Relay;
+import io.infera.router.relay.RelayOptions;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code infera-router relay}: the sidecar that moves one engine's KV events to JetStream. */
+@Command(
+    name = "relay",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Relay one engine's KV events from its ZMQ sockets to NATS JetStream (DESIGN.md §5):"
+          + " verbatim, in order, gaps filled from the engine's replay socket, with snapshots of"
+          + " the worker's view in the KV bucket. Runs until SIGTERM.",
+      "Each flag's environment variable is INFERA_ + the flag name in upper case"
+          + " (--block-size -> INFERA_BLOCK_SIZE); flag > env > default."
+    })
+public final class RelayCommand implements Callable<Integer> {
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)?");
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--zmq",
+      paramLabel = "ENDPOINT",
+      description = "The engine's KV-event PUB endpoint, rank 0 (default tcp://127.0.0.1:5557).")
+  String zmq;
+
+  @Option(
+      names = "--replay",
+      paramLabel = "ENDPOINT",
+      description = "The engine's replay ROUTER endpoint, rank 0 (default: none).")
+  String replay;
+
+  @Option(
+      names = "--nats",
+      paramLabel = "URL",
+      description = "NATS server URL(s), comma-separated (default nats://127.0.0.1:4222).")
+  String nats;
+
+  @Option(
+      names = "--worker-id",
+      paramLabel = "ID",
+      description = "The worker's id (default: env POD_NAME, else HOSTNAME).")
+  String workerId;
+
+  @Option(names = "--engine", paramLabel = "E", description = "vllm (default) or sglang.")
+  String engine;
+
+  @Option(names = "--block-size", paramLabel = "N", description = "KV block size (default 16).")
+  String blockSize;
+
+  @Option(
+      names = "--dp-size",
+      paramLabel = "N",
+      description = "Data-parallel ranks; rank r publishes on port + r (default 1).")
+  String dpSize;
+
+  @Option(
+      names = "--subject-prefix",
+      paramLabel = "P",
+      description = "Subject prefix (default infera.kv.events).")
+  String subjectPrefix;
+
+  @Option(
+      names = "--stream",
+      paramLabel = "NAME",
+      description = "JetStream stream (default INFERA_KV_EVENTS).")
+  String stream;
+
+  @Option(
+      names = "--snapshot-bucket",
+      paramLabel = "NAME",
+      description = "Snapshot KV bucket (default infera_kv_snapshots).")
+  String snapshotBucket;
+
+  @Option(
+      names = "--snapshot-every-events",
+      paramLabel = "N",
+      description = "Snapshot after this many events (default 1000).")
+  String snapshotEveryEvents;
+
+  @Option(
+      names = "--snapshot-every",
+      paramLabel = "DURATION",
+      description = "Snapshot after this long when the view changed: 5s, 500ms, 2m (default 5s).")
+  String snapshotEvery;
+
+  @Option(
+      names = "--buffer",
+      paramLabel = "N",
+      description =
+          "Batches held while NATS is away (default 10000); beyond, they are folded into the"
+              + " view and the worker resyncs.")
+  String buffer;
+
+  private final Map<String, String> env;
+
+  public RelayCommand() {
+    this(System.getenv());
+  }
+
+  RelayCommand(Map<String, String> env) {
+    this.env = env;
+  }
+
+  @Override
+  public Integer call() {
+    RelayOptions options;
+    try {
+      options = options(flags(), env);
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("infera-router relay: " + e.getMessage());
+      return 2;
+    }
+    Relay relay = new Relay(options);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  relay.close();
+                  stopped.countDown();
+                },
+                "infera-relay-shutdown"));
+    relay.start();
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+
+  private Map<String, String> flags() {
+    Map<String, String> f = new LinkedHashMap<>();
+    f.put("--zmq", zmq);
+    f.put("--replay", replay);
+    f.put("--nats", nats);
+    f.put("--worker-id", workerId);
+    f.put("--engine", engine);
+    f.put("--block-size", blockSize);
+    f.put("--dp-size", dpSize);
+    f.put("--subject-prefix", subjectPrefix);
+    f.put("--stream", stream);
+    f.put("--snapshot-bucket", snapshotBucket);
+    f.put("--snapshot-every-events", snapshotEveryEvents);
+    f.put("--snapshot-every", snapshotEvery);
+    f.put("--buffer", buffer);
+    f.values().removeIf(v -> v == null);
+    return f;
+  }
+
+  /** {@code --block-size} → {@code INFERA_BLOCK_SIZE}. */
+  static String envName(String flag) {
+    return "INFERA_" + flag.substring(2).replace('-', '_').toUpperCase(Locale.ROOT);
+  }
+
+  /**
+   * The relay's options from flags (name → value, as given) and the environment: flag > env >
+   * default.
+   *
+   * @throws IllegalArgumentException whose message names the flag (and the variable it came from)
+   */
+  static RelayOptions options(Map<String, String> flags, Map<String, String> env) {
+    Values v = new Values(flags, env);
+    String worker = v.get("--worker-id");
+    if (worker == null) {
+      worker = nonBlank(env.get("POD_NAME"));
+    }
+    if (worker == null) {
+      worker = nonBlank(env.get("HOSTNAME"));
+    }
+    RelayOptions.Builder b =
+        RelayOptions.builder(
+            v.getOr("--zmq", "tcp://127.0.0.1:5557"),
+            v.getOr("--nats", "nats://127.0.0.1:4222"),
+            worker == null ? null : WorkerId.of(worker));
+    b.replayEndpoint(v.get("--replay"));
+    String engine = v.get("--engine");
+    if (engine != null) {
+      b.engine(engine.toLowerCase(Locale.ROOT));
+    }
+    v.integer("--block-size").ifPresent(b::blockSize);
+    v.integer("--dp-size").ifPresent(b::dpSize);
+    String prefix = v.get("--subject-prefix");
+    if (prefix != null) {
+      b.subjectPrefix(prefix);
+    }
+    String stream = v.get("--stream");
+    if (stream != null) {
+      b.stream(stream);
+    }
+    String bucket = v.get("--snapshot-bucket");
+    if (bucket != null) {
+      b.snapshotBucket(bucket);
+    }
+    v.longValue("--snapshot-every-events").ifPresent(b::snapshotEveryEvents);
+    String every = v.get("--snapshot-every");
+    if (every != null) {
+      b.snapshotEvery(v.duration("--snapshot-every", every));
+    }
+    v.integer("--buffer").ifPresent(b::bufferBatches);
+    try {
+      return b.build();
+    } catch (RelayOptions.InvalidOption e) {
+      throw new IllegalArgumentException(v.describe("--" + e.key()) + " " + e.reason(), e);
+    }
+  }
+
+  private static String nonBlank(String s) {
+    return s == null || s.isBlank() ? null : s.strip();
+  }
+
+  /** A flag's value from the command line or the environment, remembering where it came from. */
+  private static final class Values {
+    private final Map<String, String> flags;
+    private final Map<String, String> env;
+
+    Values(Map<String, String> flags, Map<String, String> env) {
+      this.flags = flags;
+      this.env = env;
+    }
+
+    String get(String flag) {
+      String f = flags.get(flag);
+      if (f != null) {
+        return f;
+      }
+      return nonBlank(env.get(envName(flag)));
+    }
+
+    String getOr(String flag, String dflt) {
+      String v = get(flag);
+      return v == null ? dflt : v;
+    }
+
+    /** {@code --flag} or {@code --flag (from INFERA_FLAG)}. */
+    String describe(String flag) {
+      return flags.containsKey(flag) || env.get(envName(flag)) == null
+          ? flag
+          : flag + " (from " + envName(flag) + ")";
+    }
+
+    OptionalInt integer(String flag) {
+      OptionalLong v = longValue(flag);
+      if (v.isEmpty()) {
+        return OptionalInt.empty();
+      }
+      if (v.getAsLong() != (int) v.getAsLong()) {
+        throw new IllegalArgumentException(describe(flag) + " is out of range: " + v.getAsLong());
+      }
+      return OptionalInt.of((int) v.getAsLong());
+    }
+
+    OptionalLong longValue(String flag) {
+      String s = get(flag);
+      if (s == null) {
+        return OptionalLong.empty();
+      }
+      try {
+        return OptionalLong.of(Long.parseLong(s.strip()));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(describe(flag) + " must be an integer, got '" + s + "'");
+      }
+    }
+
+    Duration duration(String flag, String s) {
+      String t = s.strip();
+      Matcher m = DURATION.matcher(t);
+      try {
+        if (m.matches()) {
+          double n = Double.parseDouble(m.group(1));
+          String unit = m.group(2) == null ? "s" : m.group(2);
+          double millis =
+              switch (unit) {
+                case "ms" -> n;
+                case "m" -> n * 60_000;
+                case "h" -> n * 3_600_000;
+                default -> n * 1000;
+              };
+          return Duration.ofMillis(Math.round(millis));
+        }
+        return Duration.parse(t);
+      } catch (DateTimeParseException | ArithmeticException e) {
+        throw new IllegalArgumentException(
+            describe(flag) + " must be a duration like 5s, 500ms or 2m, got '" + s + "'");
+      }
+    }
+  }
+}

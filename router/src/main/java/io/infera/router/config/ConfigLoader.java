@@ -225,13 +225,14 @@ public final class ConfigLoader {
     ev.only("transport", "nats", "inprocBus");
     Transport transport = ev.enumValue("transport", Transport.class, Transport.ZMQ);
     Node nats = ev.child("nats");
-    nats.only("url", "stream", "subjectPrefix", "snapshotBucket");
+    nats.only("url", "stream", "subjectPrefix", "snapshotBucket", "shareLoad");
     RouterConfig.Nats natsCfg =
         new RouterConfig.Nats(
             nats.string("url", "nats://127.0.0.1:4222"),
             nats.string("stream", "INFERA_KV_EVENTS"),
             nats.string("subjectPrefix", "infera.kv.events"),
-            nats.string("snapshotBucket", "infera_kv_snapshots"));
+            nats.string("snapshotBucket", "infera_kv_snapshots"),
+            nats.bool("shareLoad", true));
     RouterConfig.Events events =
         new RouterConfig.Events(transport, natsCfg, ev.string("inprocBus", "default"));
 

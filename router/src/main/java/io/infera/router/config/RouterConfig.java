@@ -50,7 +50,12 @@ public record RouterConfig(
    */
   public record Events(Transport transport, Nats nats, String inprocBus) {}
 
-  public record Nats(String url, String stream, String subjectPrefix, String snapshotBucket) {}
+  /**
+   * @param shareLoad whether replicas share their in-flight load per worker on the core subject
+   *     {@code <subjectPrefix's first token>.load} (default true; off only to compare)
+   */
+  public record Nats(
+      String url, String stream, String subjectPrefix, String snapshotBucket, boolean shareLoad) {}
 
   /** {@code static} or {@code kubernetes}. */
   public enum Backend {

@@ -60,6 +60,10 @@ public final class ZmqTransport implements EventTransport {
    * @param settleTime time after connect after which a silent source counts as warm
    * @param catchUpOnFirstMessage on the first sequenced message of a source (and after an engine
    *     restart), also replay the batches before it that are still in the engine's buffer
+   * @param idleProbe a subscribed source with a replay socket that has been silent this long is
+   *     asked for what follows its last sequence (zero: never). What a SUB socket misses before its
+   *     subscription reaches the engine (ZMQ's slow joiner), or a dropped last batch, is otherwise
+   *     only noticed at the engine's next batch, which may not come for a long time
    */
   public record Settings(
       Duration pollInterval,
@@ -70,7 +74,8 @@ public final class ZmqTransport implements EventTransport {
       Duration replayTimeout,
       Duration replayBackoff,
       Duration settleTime,
-      boolean catchUpOnFirstMessage) {
+      boolean catchUpOnFirstMessage,
+      Duration idleProbe) {
 
     public Settings {
       positive(pollInterval, "pollInterval");
@@ -78,6 +83,7 @@ public final class ZmqTransport implements EventTransport {
       positive(reconnectIntervalMax, "reconnectIntervalMax");
       positive(handshakeInterval, "handshakeInterval");
       positive(replayTimeout, "replayTimeout");
+      nonNegative(idleProbe, "idleProbe");
       nonNegative(replayBackoff, "replayBackoff");
       nonNegative(settleTime, "settleTime");
       if (reconnectIntervalMax.compareTo(reconnectInterval) < 0) {
@@ -90,7 +96,7 @@ public final class ZmqTransport implements EventTransport {
 
     /**
      * 50 ms poll, reconnect 100 ms … 5 s, 1 s handshake, 100k messages per socket, 2 s replay
-     * bound, 5 s replay back-off, 300 ms settle time, catch-up on.
+     * bound, 5 s replay back-off, 300 ms settle time, catch-up on, idle probe after 1 s.
      */
     public static Settings defaults() {
       return new Settings(
@@ -102,7 +108,8 @@ public final class ZmqTransport implements EventTransport {
           Duration.ofSeconds(2),
           Duration.ofSeconds(5),
           Duration.ofMillis(300),
-          true);
+          true,
+          Duration.ofSeconds(1));
     }
 
     private static void positive(Duration d, String name) {
@@ -154,6 +161,12 @@ public final class ZmqTransport implements EventTransport {
     long retryConnectAtNanos;
     int connectFailures;
     long replayAllowedAtNanos;
+    // Last SUB message or idle probe; the topic frame of the last message (for replayed ones).
+    long lastActivityNanos;
+    byte[] topic = EMPTY;
+    // Sequences an idle probe replayed that may still arrive on the SUB socket: skipped there.
+    long probedFrom;
+    long probedThrough = -1;
 
     Source(SourceKey key) {
       this.key = key;
@@ -176,7 +189,13 @@ public final class ZmqTransport implements EventTransport {
   }
 
   /** What one replay request brought back. */
-  private record ReplayResult(int delivered, boolean timedOut) {}
+  /**
+   * @param delivered batches passed to the sink
+   * @param timedOut no end marker in time
+   * @param lastSeq the last batch delivered (or the one before the first wanted)
+   * @param seen batches answered at or after the requested start, delivered or not
+   */
+  private record ReplayResult(int delivered, boolean timedOut, long lastSeq, int seen) {}
 
   private final Settings settings;
   private final AtomicReference<Pending> pending = new AtomicReference<>(new Pending(0, List.of()));
@@ -184,6 +203,8 @@ public final class ZmqTransport implements EventTransport {
   private final AtomicLong replaysRequested = new AtomicLong();
   private final AtomicLong replayMessages = new AtomicLong();
   private final AtomicLong replayTimeouts = new AtomicLong();
+  private final AtomicLong idleProbes = new AtomicLong();
+  private final AtomicLong probeDuplicates = new AtomicLong();
   private final AtomicLong sequenceGaps = new AtomicLong();
   private final AtomicLong missedMessages = new AtomicLong();
   private final AtomicLong engineRestarts = new AtomicLong();
@@ -323,6 +344,16 @@ public final class ZmqTransport implements EventTransport {
     return replayMessages.get();
   }
 
+  /** Replay requests sent because a source was silent ({@link Settings#idleProbe}). */
+  public long idleProbes() {
+    return idleProbes.get();
+  }
+
+  /** Live messages skipped because an idle probe had already replayed them. */
+  public long probeDuplicates() {
+    return probeDuplicates.get();
+  }
+
   /** Replay requests that got no complete answer in time (dead or slow replay socket). */
   public long replayTimeouts() {
     return replayTimeouts.get();
@@ -438,12 +469,75 @@ public final class ZmqTransport implements EventTransport {
       LockSupport.parkNanos(settings.pollInterval().toNanos());
       return;
     }
-    if (poller.poll(settings.pollInterval().toMillis()) <= 0) {
+    if (poller.poll(settings.pollInterval().toMillis()) > 0) {
+      for (int i = 0; i < polled.length && running; i++) {
+        if (poller.pollin(i)) {
+          drain(polled[i]);
+        }
+      }
+    }
+    probeIdle();
+  }
+
+  /**
+   * Asks each long-silent source's replay socket for what follows its last sequence L, starting at
+   * L itself: the engine's buffer always holds its newest batches, so an answer without L or
+   * anything after it means the engine's newest sequence is below L — it restarted, and its batches
+   * from 0 are fetched (the sink sees a sequence going down, as after a live restart).
+   */
+  private void probeIdle() {
+    if (settings.idleProbe().isZero()) {
       return;
     }
+    long now = System.nanoTime();
+    long idle = settings.idleProbe().toNanos();
     for (int i = 0; i < polled.length && running; i++) {
-      if (poller.pollin(i)) {
-        drain(polled[i]);
+      Source s = polled[i];
+      if (s.key.replayEndpoint() == null
+          || now - s.lastActivityNanos < idle
+          || now - s.connectedAtNanos < idle
+          || now - s.replayAllowedAtNanos < 0) {
+        continue;
+      }
+      s.lastActivityNanos = now;
+      idleProbes.incrementAndGet();
+      long last = s.lastSeq;
+      long from = last == UNKNOWN_SEQ ? 0 : last + 1;
+      ReplayResult r = replay(s, last == UNKNOWN_SEQ ? 0 : last, from, Long.MAX_VALUE, s.topic);
+      boolean restarted = false;
+      if (!r.timedOut() && last != UNKNOWN_SEQ && r.seen() == 0) {
+        restarted = true;
+        engineRestarts.incrementAndGet();
+        from = 0;
+        r = replay(s, 0, 0, Long.MAX_VALUE, s.topic);
+        log.info(
+            "zmq source idle probe: the engine no longer has seq {}, it restarted worker={}"
+                + " rank={} replayed={}",
+            last,
+            s.key.worker(),
+            s.key.rank(),
+            r.delivered());
+        s.lastSeq = UNKNOWN_SEQ;
+      }
+      if (r.timedOut()) {
+        replayTimeouts.incrementAndGet();
+        s.replayAllowedAtNanos = System.nanoTime() + settings.replayBackoff().toNanos();
+      }
+      if (r.delivered() > 0) {
+        s.received = true;
+        s.probedFrom = from;
+        s.probedThrough = r.lastSeq();
+        s.lastSeq = r.lastSeq();
+        if (!restarted) {
+          log.info(
+              "zmq source idle probe found batches the subscription missed worker={} rank={}"
+                  + " from_seq={} to_seq={} replayed={}",
+              s.key.worker(),
+              s.key.rank(),
+              from,
+              r.lastSeq(),
+              r.delivered());
+        }
       }
     }
   }
@@ -638,6 +732,7 @@ public final class ZmqTransport implements EventTransport {
       List<byte[]> frames = readRest(s.sub, first);
       messagesReceived.incrementAndGet();
       s.messages++;
+      s.lastActivityNanos = System.nanoTime();
       if (!s.received) {
         s.received = true;
         log.info(
@@ -647,7 +742,13 @@ public final class ZmqTransport implements EventTransport {
             frames.size());
       }
       if (frames.size() == 3 && frames.get(1).length == 8) {
+        s.topic = frames.get(0);
         long seq = seqOf(frames.get(1));
+        if (seq >= s.probedFrom && seq <= s.probedThrough) {
+          probeDuplicates.incrementAndGet();
+          continue; // already delivered by the idle probe's replay
+        }
+        s.probedThrough = -1;
         if (seq >= 0) {
           checkSequence(s, seq, frames.get(0));
           s.lastSeq = seq;
@@ -717,7 +818,7 @@ public final class ZmqTransport implements EventTransport {
       return;
     }
     replaysRequested.incrementAndGet();
-    ReplayResult r = replay(s, from, to, topic);
+    ReplayResult r = replay(s, from, from, to, topic);
     long missing = wanted - r.delivered();
     if (r.timedOut()) {
       replayTimeouts.incrementAndGet();
@@ -753,13 +854,15 @@ public final class ZmqTransport implements EventTransport {
 
   /**
    * Asks the rank's replay ROUTER for everything from {@code from} and delivers, in order, the
-   * batches before {@code to} (later ones are already queued on the SUB socket). A fresh DEALER per
-   * request: a late answer to a timed-out request can never be mistaken for the next one.
+   * batches from {@code deliverFrom} and before {@code to} (later ones are already queued on the
+   * SUB socket). A fresh DEALER per request: a late answer to a timed-out request can never be
+   * mistaken for the next one.
    */
-  private ReplayResult replay(Source s, long from, long to, byte[] topic) {
+  private ReplayResult replay(Source s, long from, long deliverFrom, long to, byte[] topic) {
     long deadline = System.nanoTime() + settings.replayTimeout().toNanos();
     int delivered = 0;
-    long lastReplayed = from - 1;
+    int seen = 0;
+    long lastReplayed = deliverFrom - 1;
     ZMQ.Socket dealer = context.createSocket(SocketType.DEALER);
     try {
       dealer.setLinger(0);
@@ -778,7 +881,7 @@ public final class ZmqTransport implements EventTransport {
       while (running) {
         long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (remaining <= 0) {
-          return new ReplayResult(delivered, true);
+          return new ReplayResult(delivered, true, lastReplayed, seen);
         }
         // Wait in slices so that close() is not held up by a long replay.
         dealer.setReceiveTimeOut((int) Math.min(remaining, settings.pollInterval().toMillis()));
@@ -801,7 +904,10 @@ public final class ZmqTransport implements EventTransport {
         long seq = seqOf(frames.get(at));
         byte[] payload = frames.get(at + 1);
         if (seq == -1 && payload.length == 0) {
-          return new ReplayResult(delivered, false);
+          return new ReplayResult(delivered, false, lastReplayed, seen);
+        }
+        if (seq >= from) {
+          seen++;
         }
         if (seq > lastReplayed && seq < to) {
           lastReplayed = seq;
@@ -811,7 +917,7 @@ public final class ZmqTransport implements EventTransport {
           deliver(s, List.of(topic, frames.get(at), payload), true);
         }
       }
-      return new ReplayResult(delivered, true);
+      return new ReplayResult(delivered, true, lastReplayed, seen);
     } finally {
       dealer.close();
     }

@@ -282,6 +282,16 @@ final class NatsStreamClient implements StreamClient {
 
   @Override
   public long putSnapshot(String key, byte[] value) throws Exception {
+    long max = connection().getServerInfo().getMaxPayload();
+    if (max > 0 && value.length > max) {
+      // Retried like any failure (a resync needs this snapshot), but say what to change.
+      throw new IOException(
+          "snapshot of "
+              + value.length
+              + " bytes exceeds the NATS server's max_payload of "
+              + max
+              + " bytes: raise max_payload in the nats-server configuration (up to 64 MB)");
+    }
     return bucket().put(key, value);
   }
 

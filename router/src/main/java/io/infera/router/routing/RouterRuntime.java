@@ -86,6 +86,7 @@ public final class RouterRuntime implements AutoCloseable {
     // With NATS, replicas share their in-flight load so N routers do not herd onto one worker.
     this.sharedLoad =
         config.events().transport() == RouterConfig.Transport.NATS
+                && config.events().nats().shareLoad()
             ? SharedLoad.connect(
                 config.events().nats().url(),
                 EventSubjects.loadSubject(config.events().nats().subjectPrefix()),

@@ -63,7 +63,7 @@ public final class NatsTransportBench {
     // Snapshots of 125k blocks are ~2.3 MB: above NATS's 1 MB default payload.
     Files.writeString(conf, "max_payload: 64MB\n");
     try (NatsServer server = NatsServer.start(dir.resolve("nats"), "-c", conf.toString())) {
-      RouterConfig.Nats cfg = new RouterConfig.Nats(server.url(), STREAM, PREFIX, BUCKET);
+      RouterConfig.Nats cfg = new RouterConfig.Nats(server.url(), STREAM, PREFIX, BUCKET, true);
       List<WorkerInfo> fleet = new ArrayList<>();
       for (int w = 0; w < workers; w++) {
         fleet.add(NatsTransportIT.worker("w" + w, 1));

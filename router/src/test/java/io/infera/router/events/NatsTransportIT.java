@@ -103,7 +103,7 @@ public class NatsTransportIT {
   }
 
   static RouterConfig.Nats natsConfig(String url) {
-    return new RouterConfig.Nats(url, STREAM, PREFIX, BUCKET);
+    return new RouterConfig.Nats(url, STREAM, PREFIX, BUCKET, true);
   }
 
   private void startRouter(String... workers) {

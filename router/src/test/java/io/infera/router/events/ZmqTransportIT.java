@@ -109,6 +109,29 @@ class ZmqTransportIT {
   }
 
   @Test
+  void aSilentSourceIsProbedForWhatItsSubscriptionMissed() throws Exception {
+    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+    ZmqTransport transport = start(Settings.defaults());
+    transport.workersChanged(List.of(worker(W0, pub, 1)));
+    awaitSubscribed(pub, W0);
+    long last = pub.nextSeq() - 1;
+    // The engine's last batches never reach the SUB socket (dropped, or sent before it joined)
+    // and nothing follows them: only the idle probe can find them.
+    long s1 = pub.skip(pub.stored(new long[] {7}, null, range(0, 16)));
+    long s2 = pub.skip(pub.stored(new long[] {8}, 7L, range(16, 16)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasReplayed(W0, s2));
+    assertThat(sink.from(W0, last + 1)).extracting(Delivery::seq).containsExactly(s1, s2);
+    assertThat(transport.idleProbes()).isPositive();
+    assertThat(transport.missedMessages()).isZero();
+
+    // The next live batch follows on, and nothing the probe delivered is delivered twice.
+    long b = pub.publishStored(new long[] {9}, 8L, range(32, 16));
+    await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
+    assertThat(sink.from(W0, last + 1)).extracting(Delivery::seq).containsExactly(s1, s2, b);
+    assertThat(transport.engineRestarts()).isZero();
+  }
+
+  @Test
   void deliversEveryDataParallelRankUnderTheWorkerId() throws Exception {
     List<FakeVllmPublisher> ranks = FakeVllmPublisher.dpGroup(2, true);
     ranks.forEach(this::track);
@@ -279,6 +302,35 @@ class ZmqTransportIT {
   }
 
   @Test
+  void anEngineRestartWhoseBatchesAllMissedTheSubscriptionIsFoundByTheIdleProbe() throws Exception {
+    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+    ZmqTransport transport = start(Settings.defaults());
+    transport.workersChanged(List.of(worker(W0, pub, 1)));
+    awaitSubscribed(pub, W0);
+    for (int i = 0; i < 20; i++) {
+      pub.publishStored(new long[] {i}, null, range(0, 16));
+    }
+    long lastBefore = pub.nextSeq() - 1;
+    await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, lastBefore));
+    int before = sink.all().size();
+
+    // The engine restarts and its first batches never reach the SUB socket; nothing follows.
+    pub.restart();
+    long s0 = pub.skip(pub.stored(new long[] {500}, null, range(0, 16)));
+    long s1 = pub.skip(pub.stored(new long[] {501}, 500L, range(16, 16)));
+    assertThat(s0).isZero();
+    await().atMost(Duration.ofSeconds(8)).until(() -> sink.hasReplayed(W0, s1));
+    List<Delivery> afterRestart = sink.all().subList(before, sink.all().size());
+    assertThat(afterRestart).extracting(Delivery::seq).containsExactly(s0, s1);
+    assertThat(transport.engineRestarts()).isEqualTo(1);
+
+    // The new incarnation's next live batch follows on.
+    awaitSubscribed(pub, W0);
+    assertThat(transport.engineRestarts()).isEqualTo(1);
+    assertThat(transport.missedMessages()).isZero();
+  }
+
+  @Test
   void twoFrameMessagesAreDeliveredWithoutGapDetection() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
     ZmqTransport transport = start(Settings.defaults());
@@ -413,7 +465,8 @@ class ZmqTransportIT {
         timeout,
         d.replayBackoff(),
         d.settleTime(),
-        d.catchUpOnFirstMessage());
+        d.catchUpOnFirstMessage(),
+        d.idleProbe());
   }
 
   private static WorkerInfo worker(WorkerId id, FakeVllmPublisher pub, int dpSize) {
@@ -523,6 +576,10 @@ class ZmqTransportIT {
 
     boolean hasLive(WorkerId worker, long seq) {
       return any(d -> d.worker().equals(worker) && !d.replayed() && d.seq() == seq);
+    }
+
+    boolean hasReplayed(WorkerId worker, long seq) {
+      return any(d -> d.worker().equals(worker) && d.replayed() && d.seq() == seq);
     }
 
     boolean hasLive(WorkerId worker, int rank, long seq) {

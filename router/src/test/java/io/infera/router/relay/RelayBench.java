@@ -1,19 +1,22 @@
 package io.infera.router.relay;
 
+import io.infera.router.config.RouterConfig;
+import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.EventSink;
 import io.infera.router.events.EventSubjects;
 import io.infera.router.events.FakeVllmPublisher;
+import io.infera.router.events.NatsTransport;
+import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.KvEvent.BlockRemoved;
 import io.infera.router.kv.KvEvent.BlockStored;
+import io.infera.router.kv.KvEventDecoder;
+import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.policy.Role;
 import io.infera.router.testing.NatsServer;
-import io.nats.client.Connection;
-import io.nats.client.Message;
-import io.nats.client.MessageConsumer;
-import io.nats.client.Nats;
-import io.nats.client.api.DeliverPolicy;
-import io.nats.client.api.OrderedConsumerConfiguration;
 import java.io.File;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,8 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * batches per second (default 10,000) through {@code infera-router relay}, run as its own process
  * so that its CPU can be read from /proc, into a real nats-server. Prints the relay process's CPU
  * (cores busy = CPU time / wall time) over the measured window, and the lag from the engine's
- * publish to the batch's delivery by a JetStream consumer (which happens after the stream stored
- * and acknowledged it), p50/p99/p99.9/max.
+ * publish to the batch's application in a router's index (the router's NATS transport consuming the
+ * stream, decoding and applying each batch), p50/p99/p99.9/max.
  *
  * <p>Run: {@code ./mvnw -B -q -pl router test-compile exec:exec -Dexec.executable=java
  * -Dexec.classpathScope=test -Dexec.args="-cp %classpath io.infera.router.relay.RelayBench [rate]
@@ -87,44 +90,61 @@ public final class RelayBench {
       AtomicLong outOfOrder = new AtomicLong();
       AtomicLong markers = new AtomicLong();
       AtomicLong lastSeq = new AtomicLong(-1);
-      try (Connection nc = Nats.connect(nats.url())) {
-        String subject = EventSubjects.subject(EventSubjects.DEFAULT_PREFIX, WORKER, 0);
-        // The relay creates the stream; wait for it, then consume its subject from the start.
-        MessageConsumer consumer = null;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (consumer == null) {
-          try {
-            consumer =
-                nc.jetStream()
-                    .getStreamContext(EventSubjects.DEFAULT_STREAM)
-                    .createOrderedConsumer(
-                        new OrderedConsumerConfiguration()
-                            .filterSubject(subject)
-                            .deliverPolicy(DeliverPolicy.All))
-                    .consume(
-                        (Message m) -> {
-                          long now = System.nanoTime();
-                          String h = m.getHeaders().getFirst(EventSubjects.HEADER_ENGINE_SEQ);
-                          if (h == null) {
-                            markers.incrementAndGet();
-                            return;
-                          }
-                          int seq = Integer.parseInt(h);
-                          if (seq <= lastSeq.getAndSet(seq)) {
-                            outOfOrder.incrementAndGet();
-                          }
-                          if (seq <= total) {
-                            receivedAt.compareAndSet(seq, 0, now);
-                          }
-                          received.incrementAndGet();
-                        });
-          } catch (Exception e) {
-            if (System.nanoTime() > deadline) {
-              throw e;
+      // The router side: the production NATS transport, each batch decoded and applied to a
+      // prefix index on the transport's thread (the router's EventIngest adds one queue hop).
+      PrefixIndex index = new PrefixIndex(BLOCK_SIZE);
+      EventSink sink =
+          new EventSink() {
+            @Override
+            public void accept(WorkerId worker, List<byte[]> frames) {
+              throw new IllegalStateException("streamed messages only");
             }
-            Thread.sleep(200);
-          }
-        }
+
+            @Override
+            public void acceptStreamed(
+                WorkerId worker, int rank, long streamSeq, List<byte[]> frames) {
+              if (frames.size() != 3) {
+                markers.incrementAndGet();
+                return;
+              }
+              long seq = ByteBuffer.wrap(frames.get(1)).getLong();
+              try {
+                index.apply(worker, seq, KvEventDecoder.decode(frames.get(2)));
+              } catch (EventDecodeException e) {
+                throw new IllegalStateException(e);
+              }
+              long now = System.nanoTime();
+              if (seq <= lastSeq.getAndSet(seq)) {
+                outOfOrder.incrementAndGet();
+              }
+              if (seq <= total) {
+                receivedAt.compareAndSet((int) seq, 0, now);
+              }
+              received.incrementAndGet();
+            }
+          };
+      RouterConfig.Nats natsConfig =
+          new RouterConfig.Nats(
+              nats.url(),
+              EventSubjects.DEFAULT_STREAM,
+              EventSubjects.DEFAULT_PREFIX,
+              EventSubjects.DEFAULT_BUCKET,
+              false);
+      try (NatsTransport router =
+          new NatsTransport(natsConfig, BLOCK_SIZE, NatsTransport.Settings.defaults())) {
+        router.workersChanged(
+            List.of(
+                new WorkerInfo(
+                    WORKER,
+                    "http://127.0.0.1:1",
+                    Role.MIXED,
+                    "vllm",
+                    1,
+                    null,
+                    null,
+                    WorkerInfo.Readiness.READY,
+                    "bench")));
+        router.start(sink);
         // ZMQ's slow joiner: probe until the relay's subscription is live (the probes are part of
         // the sequence; the relay's catch-up replay brings the early ones).
         int seq = 0;
@@ -182,7 +202,7 @@ public final class RelayBench {
             100.0 * (cpuTo - cpuFrom) / 1e9 / wall,
             (cpuTo - cpuFrom) / 1e3 / (total - measureFirstSeq));
         System.out.printf(
-            "  engine publish -> JetStream consumer: p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms,"
+            "  engine publish -> applied in the router's index: p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms,"
                 + " max %.2f ms (%d of %d measured batches delivered)%n",
             pct(lags, 0.50),
             pct(lags, 0.99),

@@ -16,11 +16,21 @@ import java.util.Properties;
  */
 public final class Images {
 
-  /** The operator's version: the tag of Infera's own images. */
-  public static final String INFERA_VERSION = readVersion();
+  private static final Properties BUILD = readBuild();
 
-  public static final String ROUTER = "ghcr.io/infera/infera-router:" + INFERA_VERSION;
-  public static final String SIM = "ghcr.io/infera/infera-sim:" + INFERA_VERSION;
+  /** The operator's version. */
+  public static final String INFERA_VERSION = BUILD.getProperty("version");
+
+  /**
+   * Registry and tag of Infera's own images: the parent POM's {@code infera.image.registry} and
+   * {@code infera.image.tag}, the same settings Jib ({@code -Pimages}) and the Helm chart use.
+   */
+  public static final String INFERA_REGISTRY = BUILD.getProperty("registry");
+
+  public static final String INFERA_TAG = BUILD.getProperty("tag");
+
+  public static final String ROUTER = INFERA_REGISTRY + "/infera-router:" + INFERA_TAG;
+  public static final String SIM = INFERA_REGISTRY + "/infera-sim:" + INFERA_TAG;
   public static final String NATS = "nats:2.10-alpine";
   public static final String VLLM = "vllm/vllm-openai:v0.11.0";
   public static final String SGLANG = "lmsysorg/sglang:v0.5.3";
@@ -36,7 +46,7 @@ public final class Images {
     };
   }
 
-  private static String readVersion() {
+  private static Properties readBuild() {
     Properties p = new Properties();
     try (InputStream in =
         Images.class.getResourceAsStream("/io/infera/operator/version.properties")) {
@@ -48,6 +58,12 @@ public final class Images {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return p.getProperty("version");
+    for (String key : new String[] {"version", "registry", "tag"}) {
+      String v = p.getProperty(key);
+      if (v == null || v.isBlank() || v.contains("${")) {
+        throw new IllegalStateException("version.properties has no resolved " + key + ": " + v);
+      }
+    }
+    return p;
   }
 }

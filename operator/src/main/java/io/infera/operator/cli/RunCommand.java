@@ -208,7 +208,6 @@ public final class RunCommand implements Callable<Integer> {
                     leaseNamespace == null || leaseNamespace.isBlank() ? null : leaseNamespace))
             : Optional.empty(),
         reconcileThreads);
-    // RouterStatusClient validates the URL template when the runtime starts.
   }
 
   /** A start failure, with a message for the user (no stack trace). */

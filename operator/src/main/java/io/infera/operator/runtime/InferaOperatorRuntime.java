@@ -31,6 +31,7 @@ public final class InferaOperatorRuntime implements AutoCloseable {
   private final OperatorSettings settings;
   private final AtomicBoolean leading = new AtomicBoolean();
   private volatile boolean started;
+  private volatile boolean closing;
 
   private InferaOperatorRuntime(
       KubernetesClient client,
@@ -59,10 +60,14 @@ public final class InferaOperatorRuntime implements AutoCloseable {
                             LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
                                     le.leaseName())
                                 .withIdentity(identity)
+                                // JOSDK would System.exit() even on our own shutdown (inside
+                                // the shutdown hook, where exit blocks): stoppedLeading exits
+                                // only when leadership is lost while running.
+                                .withExitOnStopLeading(false)
                                 .withLeaderCallbacks(
                                     new LeaderCallbacks(
                                         () -> leading.set(true),
-                                        () -> leading.set(false),
+                                        this::stoppedLeading,
                                         leader ->
                                             LOG.info("event=new-leader identity={}", leader)));
                         if (le.leaseNamespace() != null) {
@@ -134,8 +139,24 @@ public final class InferaOperatorRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    closing = true;
     started = false;
     operator.stop();
+  }
+
+  /**
+   * Another replica may reconcile now: stop at once (the Deployment restarts this one as a
+   * standby). On our own shutdown there is nothing to do.
+   */
+  private void stoppedLeading() {
+    boolean wasLeading = leading.getAndSet(false);
+    if (closing || !wasLeading) {
+      return;
+    }
+    LOG.error("event=lost-leadership action=exit");
+    Thread exit = new Thread(() -> System.exit(1), "lost-leadership");
+    exit.setDaemon(true);
+    exit.start();
   }
 
   private static String identity() {

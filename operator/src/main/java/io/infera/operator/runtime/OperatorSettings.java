@@ -50,7 +50,7 @@ public record OperatorSettings(
     Objects.requireNonNull(leaderElection, "leaderElection");
     positive("resync", resync);
     positive("router status timeout", routerStatusTimeout);
-    Objects.requireNonNull(routerStatusUrl, "routerStatusUrl");
+    RouterStatusClient.checkTemplate(Objects.requireNonNull(routerStatusUrl, "routerStatusUrl"));
     if (reconcileThreads < 1) {
       throw new IllegalArgumentException(
           "reconcile threads must be at least 1, got " + reconcileThreads);

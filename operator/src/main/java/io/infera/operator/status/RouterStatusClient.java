@@ -186,7 +186,12 @@ public final class RouterStatusClient {
         .replace("{port}", Integer.toString(port));
   }
 
-  private static void checkTemplate(String template) {
+  /**
+   * Checks that {@code template} gives an absolute http(s) URL.
+   *
+   * @throws IllegalArgumentException naming the template
+   */
+  public static void checkTemplate(String template) {
     String sample = expand(template, "demo", "default", 8000);
     URI uri;
     try {

@@ -233,9 +233,9 @@ public final class StatusAggregator {
       }
       List<String> notRolledOut = new ArrayList<>();
       List<String> stalled = new ArrayList<>();
-      boolean anyReady = false;
+      // Pending until a router or a worker serves (NATS alone serves no request).
+      boolean anyReady = o.router().ready() > 0 || ready > 0;
       for (WorkloadState w : all) {
-        anyReady |= w.ready() > 0;
         if (!w.rolledOut()) {
           notRolledOut.add(w.name());
         }

@@ -2,7 +2,9 @@ package io.infera.router.cli;
 
 import io.infera.router.kv.WorkerId;
 import io.infera.router.relay.Relay;
+import io.infera.router.relay.RelayHttp;
 import io.infera.router.relay.RelayOptions;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
@@ -12,6 +14,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
@@ -110,6 +113,17 @@ public final class RelayCommand implements Callable<Integer> {
               + " view and the worker resyncs.")
   String buffer;
 
+  @Option(
+      names = "--http-port",
+      paramLabel = "PORT",
+      description =
+          "Port of GET /health (liveness) and GET /metrics (Prometheus), on all interfaces;"
+              + " 0 turns them off (default 9400).")
+  String httpPort;
+
+  /** The default of {@code --http-port}. */
+  public static final int DEFAULT_HTTP_PORT = 9400;
+
   private final Map<String, String> env;
 
   public RelayCommand() {
@@ -123,29 +137,64 @@ public final class RelayCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     RelayOptions options;
+    int port;
     try {
       options = options(flags(), env);
+      port = httpPort(flags(), env);
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("infera-router relay: " + e.getMessage());
       return 2;
     }
     Relay relay = new Relay(options);
+    RelayHttp http = null;
+    if (port > 0) {
+      try {
+        http = RelayHttp.start(relay, "0.0.0.0", port);
+      } catch (IOException e) {
+        spec.commandLine()
+            .getErr()
+            .println("infera-router relay: cannot serve --http-port " + port + ": " + e);
+        return 1;
+      }
+    }
     CountDownLatch stopped = new CountDownLatch(1);
+    RelayHttp served = http;
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   relay.close();
+                  if (served != null) {
+                    served.close();
+                  }
                   stopped.countDown();
                 },
                 "infera-relay-shutdown"));
     relay.start();
     try {
-      stopped.await();
+      // A publisher that died of a failure it could not handle ends the process (exit 1), so
+      // that the container is restarted even without a liveness probe.
+      while (!stopped.await(1, TimeUnit.SECONDS)) {
+        if (!relay.alive()) {
+          spec.commandLine().getErr().println("infera-router relay: the publisher stopped");
+          return 1;
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /** {@code --http-port} (or {@code INFERA_HTTP_PORT}): 0..65535, default 9400. */
+  static int httpPort(Map<String, String> flags, Map<String, String> env) {
+    Values v = new Values(flags, env);
+    int port = v.integer("--http-port").orElse(DEFAULT_HTTP_PORT);
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException(
+          v.describe("--http-port") + " must be 0..65535, got " + port);
+    }
+    return port;
   }
 
   private Map<String, String> flags() {
@@ -163,6 +212,7 @@ public final class RelayCommand implements Callable<Integer> {
     f.put("--snapshot-every-events", snapshotEveryEvents);
     f.put("--snapshot-every", snapshotEvery);
     f.put("--buffer", buffer);
+    f.put("--http-port", httpPort);
     f.values().removeIf(v -> v == null);
     return f;
   }

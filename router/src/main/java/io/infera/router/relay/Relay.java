@@ -90,6 +90,19 @@ public final class Relay implements AutoCloseable {
     publisher.start();
   }
 
+  /**
+   * False once the publishing thread has ended (after {@link #close()}, or on a failure it could
+   * not handle): the process should then exit so that it is restarted.
+   */
+  public synchronized boolean alive() {
+    return started && !closed && publisher != null && publisher.isAlive();
+  }
+
+  /** True while the NATS connection is up. */
+  public boolean natsConnected() {
+    return client.connected();
+  }
+
   /** True once the view is recovered and the engine's sockets are subscribed. */
   public boolean ready() {
     return ready;

@@ -121,4 +121,17 @@ class RelayCommandTest {
         .contains("--dp-size", "--subject-prefix", "--stream", "--snapshot-bucket")
         .contains("--snapshot-every-events", "--snapshot-every", "--buffer", "INFERA_");
   }
+
+  @Test
+  void httpPortDefaultsTo9400AndIsValidated() {
+    assertThat(RelayCommand.httpPort(Map.of(), Map.of())).isEqualTo(9400);
+    assertThat(RelayCommand.httpPort(Map.of("--http-port", "0"), Map.of())).isZero();
+    assertThat(RelayCommand.httpPort(Map.of(), Map.of("INFERA_HTTP_PORT", "9500"))).isEqualTo(9500);
+    assertThatThrownBy(() -> RelayCommand.httpPort(Map.of("--http-port", "70000"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--http-port must be 0..65535, got 70000");
+    assertThatThrownBy(() -> RelayCommand.httpPort(Map.of(), Map.of("INFERA_HTTP_PORT", "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--http-port (from INFERA_HTTP_PORT) must be an integer, got 'x'");
+  }
 }

@@ -1,0 +1,149 @@
+package io.infera.router.relay;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.infera.router.events.ZmqTransport;
+import io.infera.router.json.Json;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+
+/**
+ * The relay sidecar's small HTTP side: {@code GET /health} (200 while the publishing thread runs,
+ * with the relay's state as JSON; for a liveness probe — deliberately no readiness endpoint, since
+ * a relay waiting for NATS must not take its engine out of the Service) and {@code GET /metrics}
+ * (Prometheus text: the relay's counters). One thread; the handlers only read counters.
+ */
+public final class RelayHttp implements AutoCloseable {
+
+  private final HttpServer server;
+  private final Relay relay;
+
+  private RelayHttp(HttpServer server, Relay relay) {
+    this.server = server;
+    this.relay = relay;
+  }
+
+  /**
+   * Serves on {@code host:port} (0 picks a free port).
+   *
+   * @throws IOException when the port cannot be bound
+   */
+  public static RelayHttp start(Relay relay, String host, int port) throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
+    RelayHttp http = new RelayHttp(server, relay);
+    server.createContext("/health", http::health);
+    server.createContext("/metrics", http::metrics);
+    server.createContext("/", ex -> send(ex, 404, "text/plain", "not found\n"));
+    server.setExecutor(
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "infera-relay-http");
+              t.setDaemon(true);
+              return t;
+            }));
+    server.start();
+    return http;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void health(HttpExchange ex) throws IOException {
+    boolean alive = relay.alive();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", alive ? "ok" : "stopped");
+    body.put("worker_id", relay.options().workerId().value());
+    body.put("ready", relay.ready());
+    body.put("nats_connected", relay.natsConnected());
+    RelayStats s = relay.stats();
+    body.put("published", s.published());
+    body.put("buffered", s.buffered());
+    body.put("resyncs", s.resyncs());
+    send(ex, alive ? 200 : 503, "application/json", Json.write(body) + "\n");
+  }
+
+  private void metrics(HttpExchange ex) throws IOException {
+    send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", prometheus(relay));
+  }
+
+  /** The relay's counters in the Prometheus text format. */
+  static String prometheus(Relay relay) {
+    RelayStats s = relay.stats();
+    StringBuilder out = new StringBuilder();
+    counter(out, "received", "engine batches received live", s.received());
+    counter(out, "replayed", "engine batches recovered from the replay socket", s.replayed());
+    counter(out, "duplicates_skipped", "engine batches received twice", s.duplicatesSkipped());
+    counter(out, "resume_skipped", "batches already in the stream at start", s.resumeSkipped());
+    counter(out, "engine_restarts", "engine sequences that went down", s.engineRestarts());
+    counter(out, "malformed", "engine messages of an unknown shape", s.malformed());
+    counter(out, "published", "batches published to JetStream", s.published());
+    counter(out, "republished", "batches published again after a failure", s.republished());
+    counter(out, "acked", "batches acknowledged by JetStream", s.acked());
+    counter(out, "publish_failures", "failed or timed-out publishes", s.publishFailures());
+    counter(out, "folded", "batches folded into the view instead of stored", s.folded());
+    counter(out, "overflows", "times the buffer overflowed", s.overflows());
+    counter(out, "resyncs", "resync markers stored", s.resyncs());
+    counter(out, "order_violations", "batches acknowledged out of order", s.orderViolations());
+    counter(out, "snapshots_written", "view snapshots written", s.snapshotsWritten());
+    counter(out, "snapshot_failures", "snapshot writes that failed", s.snapshotFailures());
+    counter(out, "decode_errors", "payloads that did not decode", s.decodeErrors());
+    counter(out, "nats_reconnects", "NATS reconnects", s.natsReconnects());
+    counter(out, "zmq_missed", "engine batches lost to a gap no replay filled", s.zmqMissed());
+    gauge(out, "buffered", "batches waiting to be published", s.buffered());
+    gauge(out, "in_flight", "batches published and not yet acknowledged", s.inFlight());
+    gauge(out, "ready", "1 once recovered and subscribed", relay.ready() ? 1 : 0);
+    gauge(out, "nats_connected", "1 while connected to NATS", relay.natsConnected() ? 1 : 0);
+    List<ZmqTransport.SourceStatus> sources = relay.zmqSources();
+    out.append("# HELP infera_relay_engine_seq last engine sequence seen per rank\n");
+    out.append("# TYPE infera_relay_engine_seq gauge\n");
+    for (ZmqTransport.SourceStatus src : sources) {
+      out.append("infera_relay_engine_seq{rank=\"")
+          .append(src.rank())
+          .append("\"} ")
+          .append(Math.max(-1, src.lastSeq()))
+          .append('\n');
+    }
+    return out.toString();
+  }
+
+  private static void counter(StringBuilder out, String name, String help, long value) {
+    metric(out, "infera_relay_" + name + "_total", "counter", help, value);
+  }
+
+  private static void gauge(StringBuilder out, String name, String help, long value) {
+    metric(out, "infera_relay_" + name, "gauge", help, value);
+  }
+
+  private static void metric(StringBuilder out, String name, String type, String help, long v) {
+    out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    out.append(name).append(' ').append(v).append('\n');
+  }
+
+  private static void send(HttpExchange ex, int code, String type, String body) throws IOException {
+    try (ex) {
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("content-type", type);
+      if ("HEAD".equals(ex.getRequestMethod())) {
+        ex.sendResponseHeaders(code, -1);
+        return;
+      }
+      ex.sendResponseHeaders(code, bytes.length);
+      try (OutputStream os = ex.getResponseBody()) {
+        os.write(bytes);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

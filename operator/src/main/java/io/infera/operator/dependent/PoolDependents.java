@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.desired.Fleet;
 import io.infera.operator.desired.Labels;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.GarbageCollected;
@@ -34,7 +35,7 @@ public final class PoolDependents {
       super(type);
     }
 
-    protected abstract SortedMap<String, R> pick(io.infera.operator.desired.Fleet fleet);
+    protected abstract SortedMap<String, R> pick(Fleet fleet);
 
     @Override
     public Map<ResourceID, R> desiredResources(
@@ -66,7 +67,7 @@ public final class PoolDependents {
     }
 
     @Override
-    protected SortedMap<String, Deployment> pick(io.infera.operator.desired.Fleet fleet) {
+    protected SortedMap<String, Deployment> pick(Fleet fleet) {
       return fleet.poolDeployments();
     }
   }
@@ -78,7 +79,7 @@ public final class PoolDependents {
     }
 
     @Override
-    protected SortedMap<String, Service> pick(io.infera.operator.desired.Fleet fleet) {
+    protected SortedMap<String, Service> pick(Fleet fleet) {
       return fleet.poolServices();
     }
   }

@@ -1,6 +1,7 @@
 package io.infera.operator.dependent;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -17,8 +18,7 @@ public final class RouterDependents {
 
   private RouterDependents() {}
 
-  private abstract static class RouterChild<R extends io.fabric8.kubernetes.api.model.HasMetadata>
-      extends FleetDependent<R> {
+  private abstract static class RouterChild<R extends HasMetadata> extends FleetDependent<R> {
     RouterChild(Class<R> type) {
       super(type);
     }

@@ -218,14 +218,16 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
         .patch(PatchContext.of(PatchType.JSON), patch);
   }
 
-  /** The object JOSDK patches: identity and status, no spec (the operator never writes it). */
+  /**
+   * The object JOSDK applies (server-side apply, forced, no resourceVersion: the status is
+   * recomputed whole every time): identity and status, no spec (the operator never writes it).
+   */
   private static InferaDeployment statusOnly(InferaDeployment idep, InferaDeploymentStatus status) {
     InferaDeployment patch = new InferaDeployment();
     patch.setMetadata(
         new ObjectMetaBuilder()
             .withName(idep.getMetadata().getName())
             .withNamespace(idep.getMetadata().getNamespace())
-            .withResourceVersion(idep.getMetadata().getResourceVersion())
             .build());
     patch.setSpec(null);
     patch.setStatus(status);

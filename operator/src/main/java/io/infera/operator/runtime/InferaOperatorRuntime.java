@@ -2,7 +2,6 @@ package io.infera.operator.runtime;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.reconciler.InferaDeploymentReconciler;
 import io.infera.operator.reconciler.KubernetesEvents;
 import io.infera.operator.status.RouterStatusClient;
@@ -169,10 +168,5 @@ public final class InferaOperatorRuntime implements AutoCloseable {
     } catch (UnknownHostException e) {
       return "infera-operator-" + ProcessHandle.current().pid();
     }
-  }
-
-  /** The resource this operator reconciles (for messages). */
-  public static String resource() {
-    return InferaDeployment.KIND + " (" + InferaDeployment.API_VERSION + ")";
   }
 }

@@ -22,6 +22,9 @@ public final class DesiredChildren {
   /** Name of the shared Service informer (router, NATS and pools). */
   public static final String SERVICES = "services";
 
+  /** Name of the shared ConfigMap informer (router and NATS). */
+  public static final String CONFIGMAPS = "configmaps";
+
   /** Informers watch only what the operator labels as its own. */
   public static final String MANAGED_SELECTOR = Labels.MANAGED_BY + "=" + Labels.MANAGED_BY_VALUE;
 

@@ -1,5 +1,6 @@
 package io.infera.operator.dependent;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
@@ -60,6 +61,26 @@ public final class NatsDependents {
       return fleet
           .natsService()
           .orElseThrow(() -> new IllegalStateException("NATS is external: no Service"));
+    }
+
+    @Override
+    protected String name(InferaDeployment primary) {
+      return Names.nats(primary.getMetadata().getName());
+    }
+  }
+
+  /** The server configuration ({@code max_payload}). */
+  /** Uses the shared ConfigMap informer ({@link DesiredChildren#CONFIGMAPS}). */
+  public static final class ConfigMapDependent extends FleetDependent<ConfigMap> {
+    public ConfigMapDependent() {
+      super(ConfigMap.class);
+    }
+
+    @Override
+    protected ConfigMap pick(Fleet fleet) {
+      return fleet
+          .natsConfigMap()
+          .orElseThrow(() -> new IllegalStateException("NATS is external: no ConfigMap"));
     }
 
     @Override

@@ -29,8 +29,10 @@ public final class RouterDependents {
     }
   }
 
-  /** The RouterConfig document. */
-  @KubernetesDependent(informer = @Informer(labelSelector = DesiredChildren.MANAGED_SELECTOR))
+  /**
+   * The RouterConfig document; uses the shared ConfigMap informer ({@link
+   * DesiredChildren#CONFIGMAPS}).
+   */
   public static final class ConfigMapDependent extends RouterChild<ConfigMap> {
     public ConfigMapDependent() {
       super(ConfigMap.class);

@@ -31,6 +31,10 @@ public final class Defaults {
   public static final String ROUTER_CPU = "500m";
   public static final String ROUTER_MEMORY = "1Gi";
   public static final String RELAY_CPU = "50m";
+
+  /** The relay's {@code /health} and {@code /metrics} ({@code infera-router relay --http-port}). */
+  public static final int RELAY_HTTP_PORT = 9400;
+
   public static final String RELAY_MEMORY = "192Mi";
   public static final String NATS_CPU = "100m";
   public static final String NATS_MEMORY = "512Mi";

@@ -48,6 +48,7 @@ public final class DesiredFleet {
         in,
         nats ? Optional.of(DesiredNats.statefulSet(in)) : Optional.empty(),
         nats ? Optional.of(DesiredNats.service(in)) : Optional.empty(),
+        nats ? Optional.of(DesiredNats.configMap(in)) : Optional.empty(),
         DesiredRouter.configMap(in),
         DesiredRouter.serviceAccount(in),
         DesiredRouter.role(in),

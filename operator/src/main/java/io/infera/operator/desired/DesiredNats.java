@@ -1,5 +1,7 @@
 package io.infera.operator.desired;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -11,8 +13,8 @@ import io.infera.operator.desired.RenderInputs.NatsSettings;
 
 /**
  * The operator-deployed NATS server (DESIGN.md §5): a one-replica JetStream StatefulSet with a
- * persistent volume and its headless Service, both {@code <idep>-nats}. Not built when {@code
- * spec.nats.url} names an external server.
+ * persistent volume, its headless Service and a ConfigMap with the server configuration, all {@code
+ * <idep>-nats}. Not built when {@code spec.nats.url} names an external server.
  */
 public final class DesiredNats {
 
@@ -23,6 +25,26 @@ public final class DesiredNats {
   public static final String DATA_VOLUME = "data";
 
   private static final String STORE_DIR = "/data";
+
+  /** The ConfigMap volume and where the server reads it. */
+  public static final String CONFIG_VOLUME = "config";
+
+  public static final String CONFIG_KEY = "nats.conf";
+  private static final String CONFIG_DIR = "/etc/nats";
+
+  /**
+   * The largest message: a relay's view snapshot is one KV value of about 18 bytes per cached
+   * block, so NATS's 1 MB default holds only ~58k blocks; 64 MB (the server's limit) holds ~3.5M.
+   */
+  public static final String MAX_PAYLOAD = "64MB";
+
+  /** {@code nats.conf}: what the command line cannot set. */
+  public static final String CONFIG =
+      "# Written by infera-operator. Relays store view snapshots of ~18 bytes per cached block\n"
+          + "# as one message each: the 1 MB default would refuse views above ~58k blocks.\n"
+          + "max_payload: "
+          + MAX_PAYLOAD
+          + "\n";
 
   private DesiredNats() {}
 
@@ -54,6 +76,8 @@ public final class DesiredNats {
         .withName(Names.NATS_CONTAINER)
         .withImage(n.image())
         .withArgs(
+            "--config",
+            CONFIG_DIR + "/" + CONFIG_KEY,
             "--jetstream",
             "--store_dir",
             STORE_DIR,
@@ -88,7 +112,18 @@ public final class DesiredNats {
         .withName(DATA_VOLUME)
         .withMountPath(STORE_DIR)
         .endVolumeMount()
+        .addNewVolumeMount()
+        .withName(CONFIG_VOLUME)
+        .withMountPath(CONFIG_DIR)
+        .withReadOnly(true)
+        .endVolumeMount()
         .endContainer()
+        .addNewVolume()
+        .withName(CONFIG_VOLUME)
+        .withNewConfigMap()
+        .withName(name)
+        .endConfigMap()
+        .endVolume()
         .endSpec()
         .endTemplate()
         .addNewVolumeClaimTemplate()
@@ -106,6 +141,11 @@ public final class DesiredNats {
         .endVolumeClaimTemplate()
         .endSpec()
         .build();
+  }
+
+  /** The server configuration the StatefulSet mounts ({@link #CONFIG}). */
+  public static ConfigMap configMap(RenderInputs in) {
+    return new ConfigMapBuilder().withMetadata(meta(in)).addToData(CONFIG_KEY, CONFIG).build();
   }
 
   /** Headless: the StatefulSet's governing Service; the URL routers and relays use. */

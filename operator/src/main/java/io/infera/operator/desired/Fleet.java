@@ -22,6 +22,7 @@ import java.util.TreeMap;
  *
  * @param natsStatefulSet absent with an external NATS ({@code spec.nats.url})
  * @param natsService absent with an external NATS
+ * @param natsConfigMap absent with an external NATS
  * @param poolDeployments by pool name
  * @param poolServices by pool name
  */
@@ -29,6 +30,7 @@ public record Fleet(
     RenderInputs inputs,
     Optional<StatefulSet> natsStatefulSet,
     Optional<Service> natsService,
+    Optional<ConfigMap> natsConfigMap,
     ConfigMap routerConfigMap,
     ServiceAccount routerServiceAccount,
     Role routerRole,
@@ -67,6 +69,7 @@ public record Fleet(
     List<HasMetadata> out = new ArrayList<>();
     natsStatefulSet.ifPresent(out::add);
     natsService.ifPresent(out::add);
+    natsConfigMap.ifPresent(out::add);
     out.add(routerConfigMap);
     out.add(routerServiceAccount);
     out.add(routerRole);

@@ -12,6 +12,9 @@ import java.util.List;
  */
 public final class RelaySidecar {
 
+  /** The relay's port name: {@code /health} (liveness) and {@code /metrics}. */
+  public static final String HTTP_PORT_NAME = "relay-http";
+
   /** The volume the relay's JVM writes temporary files to (read-only root filesystem). */
   static final String TMP_VOLUME = "relay-tmp";
 
@@ -38,7 +41,9 @@ public final class RelaySidecar {
         "--stream",
         in.nats().stream(),
         "--snapshot-bucket",
-        in.nats().snapshotBucket());
+        in.nats().snapshotBucket(),
+        "--http-port",
+        Integer.toString(Defaults.RELAY_HTTP_PORT));
   }
 
   public static Container container(RenderInputs in) {
@@ -47,6 +52,13 @@ public final class RelaySidecar {
         .withImage(in.router().image())
         .withArgs(args(in))
         .withEnv(Common.podNameEnv(), Common.env("JAVA_TOOL_OPTIONS", Defaults.JAVA_TOOL_OPTIONS))
+        .addNewPort()
+        .withName(HTTP_PORT_NAME)
+        .withContainerPort(Defaults.RELAY_HTTP_PORT)
+        .withProtocol("TCP")
+        .endPort()
+        // Liveness only: a relay waiting for NATS must not take its engine out of the Service.
+        .withLivenessProbe(Common.httpProbe("/health", HTTP_PORT_NAME, 10, 3, 2))
         // Stays up as long as the engine's own pre-stop pause: events flow until the engine stops.
         .withLifecycle(Common.preStopSleep(Defaults.PRE_STOP_SLEEP_SECONDS))
         .withNewResources()

@@ -1,6 +1,7 @@
 package io.infera.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -63,8 +64,15 @@ import java.util.TreeMap;
     explicitInvocation = true,
     dependents = {
       @Dependent(
+          name = InferaDeploymentReconciler.NATS_CONFIGMAP,
+          type = NatsDependents.ConfigMapDependent.class,
+          reconcilePrecondition = NatsDependents.Deployed.class,
+          useEventSourceWithName = DesiredChildren.CONFIGMAPS),
+      @Dependent(
           name = InferaDeploymentReconciler.NATS_STATEFULSET,
           type = NatsDependents.StatefulSetDependent.class,
+          // The server reads its configuration at start.
+          dependsOn = InferaDeploymentReconciler.NATS_CONFIGMAP,
           reconcilePrecondition = NatsDependents.Deployed.class),
       @Dependent(
           name = InferaDeploymentReconciler.NATS_SERVICE,
@@ -73,7 +81,8 @@ import java.util.TreeMap;
           useEventSourceWithName = DesiredChildren.SERVICES),
       @Dependent(
           name = InferaDeploymentReconciler.ROUTER_CONFIGMAP,
-          type = RouterDependents.ConfigMapDependent.class),
+          type = RouterDependents.ConfigMapDependent.class,
+          useEventSourceWithName = DesiredChildren.CONFIGMAPS),
       @Dependent(
           name = "router-serviceaccount",
           type = RouterDependents.ServiceAccountDependent.class),
@@ -104,6 +113,7 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
   /** Controller name; also the server-side-apply field manager. */
   public static final String NAME = "infera-operator";
 
+  static final String NATS_CONFIGMAP = "nats-configmap";
   static final String NATS_STATEFULSET = "nats-statefulset";
   static final String NATS_SERVICE = "nats-service";
   static final String ROUTER_CONFIGMAP = "router-configmap";
@@ -132,7 +142,8 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
       EventSourceContext<InferaDeployment> context) {
     return List.of(
         shared(context, Deployment.class, DesiredChildren.DEPLOYMENTS),
-        shared(context, Service.class, DesiredChildren.SERVICES));
+        shared(context, Service.class, DesiredChildren.SERVICES),
+        shared(context, ConfigMap.class, DesiredChildren.CONFIGMAPS));
   }
 
   private static <R extends HasMetadata> InformerEventSource<R, InferaDeployment> shared(

@@ -67,6 +67,7 @@ class DesiredFleetTest {
     assertThat(ids)
         .containsExactly(
             "ServiceAccount/demo-router",
+            "ConfigMap/demo-nats",
             "ConfigMap/demo-router",
             "Role/demo-router",
             "RoleBinding/demo-router",
@@ -113,6 +114,7 @@ class DesiredFleetTest {
     Fleet f = fleet(idep);
     assertThat(f.natsStatefulSet()).isEmpty();
     assertThat(f.natsService()).isEmpty();
+    assertThat(f.natsConfigMap()).isEmpty();
     assertThat(f.all()).noneMatch(o -> o.getMetadata().getName().equals("demo-nats"));
     assertThat(routerYaml(f)).contains("url: nats://nats.messaging:4222");
     assertThat(relay(f, "mixed").getArgs())
@@ -138,6 +140,12 @@ class DesiredFleetTest {
     assertThat(pvc.getSpec().getStorageClassName()).isEqualTo("fast");
     assertThat(f.natsService().orElseThrow().getSpec().getClusterIP()).isEqualTo("None");
     assertThat(routerYaml(f)).contains("url: nats://demo-nats:4222");
+    // Relays' snapshots are one message each: far above NATS's 1 MB default for large caches.
+    assertThat(nats.getArgs()).containsSequence("--config", "/etc/nats/nats.conf");
+    assertThat(f.natsConfigMap().orElseThrow().getData().get("nats.conf"))
+        .contains("max_payload: 64MB");
+    assertThat(sts.getSpec().getTemplate().getSpec().getVolumes())
+        .anyMatch(v -> v.getConfigMap() != null && v.getConfigMap().getName().equals("demo-nats"));
   }
 
   @Test
@@ -432,7 +440,18 @@ class DesiredFleetTest {
             "--stream",
             "S",
             "--snapshot-bucket",
-            "snap");
+            "snap",
+            "--http-port",
+            "9400");
+    assertThat(relay.getPorts())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.getName()).isEqualTo("relay-http");
+              assertThat(p.getContainerPort()).isEqualTo(9400);
+            });
+    assertThat(relay.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/health");
+    assertThat(relay.getReadinessProbe()).as("a relay must not take its engine out").isNull();
     assertThat(relay.getEnv())
         .anyMatch(
             e ->

@@ -174,7 +174,17 @@ class RbacCoverageIT {
 
   private static void edit(
       KubernetesClient client, String ns, UnaryOperator<InferaDeployment> change) {
-    client.resources(InferaDeployment.class).inNamespace(ns).withName("sim").edit(change);
+    // The operator writes the status meanwhile: a stale resourceVersion gets 409, read again.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client.resources(InferaDeployment.class).inNamespace(ns).withName("sim").edit(change);
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** The operator's requests (by user agent) as permissions. */

@@ -90,10 +90,11 @@ class InferaDeploymentReconcilerIT {
     String ns = "create";
     Fleet desired = desired(idep);
 
-    await().atMost(WAIT).untilAsserted(() -> assertThat(children(ns)).hasSize(10));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(children(ns)).hasSize(11));
     Map<String, HasMetadata> actual = children(ns);
     assertThat(actual.keySet())
         .containsExactlyInAnyOrder(
+            "ConfigMap/sim-nats",
             "ConfigMap/sim-router",
             "ServiceAccount/sim-router",
             "Role/sim-router",
@@ -345,7 +346,7 @@ class InferaDeploymentReconcilerIT {
     await()
         .atMost(WAIT)
         .until(() -> deployment(ns, "sim-extra") != null && deployment(ns, "sim-workers") != null);
-    await().atMost(WAIT).until(() -> children(ns).size() == 12);
+    await().atMost(WAIT).until(() -> children(ns).size() == 13);
 
     edit(
         ns,
@@ -365,6 +366,7 @@ class InferaDeploymentReconcilerIT {
     // Nothing else went: the router's and NATS' objects share the pools' informers and kinds.
     assertThat(children(ns).keySet())
         .containsExactlyInAnyOrder(
+            "ConfigMap/sim-nats",
             "ConfigMap/sim-router",
             "ServiceAccount/sim-router",
             "Role/sim-router",
@@ -388,7 +390,7 @@ class InferaDeploymentReconcilerIT {
   void routerViewIsFoldedIntoTheStatus() {
     String ns = "view";
     apply(ns, "sim.yaml");
-    await().atMost(WAIT).until(() -> children(ns).size() == 10);
+    await().atMost(WAIT).until(() -> children(ns).size() == 11);
     routers.answer(ns, "sim", 200, FakeRouters.status(3, 4200, 0.25, 0.4567, false));
     cluster.rollOut(ns, "sim");
 
@@ -553,7 +555,16 @@ class InferaDeploymentReconcilerIT {
   }
 
   static InferaDeployment edit(String ns, String name, UnaryOperator<InferaDeployment> f) {
-    return client.resources(InferaDeployment.class).inNamespace(ns).withName(name).edit(f);
+    // The operator writes the status meanwhile: a stale resourceVersion gets 409, read again.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return client.resources(InferaDeployment.class).inNamespace(ns).withName(name).edit(f);
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   static InferaDeployment awaitStatus(String ns, String name, Predicate<InferaDeploymentStatus> p) {

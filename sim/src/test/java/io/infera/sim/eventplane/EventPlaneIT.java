@@ -131,8 +131,7 @@ class EventPlaneIT {
         "replica restart after retention: ready " + ready + " ms, equal to peer " + equal + " ms");
     // Both sources seeded; a source whose snapshot predates the retained messages may be
     // re-read once the consumer meets the gap (then its first retained batch proves coverage).
-    assertThat(plane.metric(b2, "infera_nats_snapshots_seeded_total"))
-        .isGreaterThanOrEqualTo(2.0);
+    assertThat(plane.metric(b2, "infera_nats_snapshots_seeded_total")).isGreaterThanOrEqualTo(2.0);
     // Messages retention dropped before the snapshots' watermarks are gone from the stream but
     // covered by the snapshots: reported, and no source is degraded by them (checked below).
     report(

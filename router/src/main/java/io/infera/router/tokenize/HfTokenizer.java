@@ -74,13 +74,54 @@ public final class HfTokenizer implements AutoCloseable {
    *     false for rendered chat prompts
    */
   public int[] encode(String text, boolean addSpecialTokens) {
-    Encoding e = tokenizer.encode(text, addSpecialTokens, false);
+    Encoding e = tokenizer.encode(wellFormed(text), addSpecialTokens, false);
     long[] ids = e.getIds();
     int[] out = new int[ids.length];
     for (int i = 0; i < ids.length; i++) {
       out[i] = (int) ids[i];
     }
     return out;
+  }
+
+  /**
+   * {@code text} with every unpaired surrogate replaced by U+FFFD. The native tokenizer receives
+   * Java's modified UTF-8: one unpaired surrogate (JSON allows {@code "\\ud83d"} alone) makes the
+   * whole string fail to decode, and its lossy fallback turns every emoji of the text into
+   * replacement characters — so the ids would depend on text far from the bad char.
+   */
+  static String wellFormed(String text) {
+    int n = text.length();
+    int i = 0;
+    while (i < n) {
+      char c = text.charAt(i);
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < n
+            && Character.isLowSurrogate(text.charAt(i + 1))) {
+          i += 2;
+          continue;
+        }
+        break;
+      }
+      i++;
+    }
+    if (i == n) {
+      return text;
+    }
+    StringBuilder out = new StringBuilder(n).append(text, 0, i);
+    while (i < n) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < n
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        out.append(c).append(text.charAt(i + 1));
+        i += 2;
+      } else {
+        out.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+        i++;
+      }
+    }
+    return out.toString();
   }
 
   /** Decodes ids to text (special tokens kept), e.g. for simulated engines' output. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -128,5 +129,19 @@ class PromptTokenizerTest {
             Map.of("role", "assistant", "content", "The answer is"));
     assertThat(t.render(new ChatInput(msgs, null, null, false, true, Map.of())))
         .isEqualTo("<user>hi</user><assistant>The answer is");
+  }
+
+  @Test
+  void anUnpairedSurrogateOnlyChangesItsOwnTokens() {
+    PromptTokenizer q = TestTokenizers.qwen3();
+    String emoji = "smile \uD83D\uDE00 and \uD83D\uDC4D done";
+    int[] clean = q.encodeRendered(emoji);
+    // A JSON body may carry a lone "\\ud83d"; it must not turn every other emoji into U+FFFD.
+    int[] withLone = q.encodeRendered(emoji + " \uD83D");
+    int[] expected = q.encodeRendered(emoji + " \uFFFD");
+    assertThat(withLone).isEqualTo(expected);
+    assertThat(Arrays.copyOf(withLone, clean.length)).isEqualTo(clean);
+    assertThat(q.encodeRendered("\uDE00x\uD83D")).isEqualTo(q.encodeRendered("\uFFFDx\uFFFD"));
+    assertThat(HfTokenizer.wellFormed(emoji)).isSameAs(emoji);
   }
 }

@@ -129,10 +129,15 @@ class SharedLoadHerdIT {
 
   @Test
   void identicalNewPromptsAtTheSameMomentSpreadAcrossWorkers() throws Exception {
-    Scenario pair = new Scenario("1+1 within 2 ms", 50, 2, true, 2000, 10, 30, false);
+    // The asserted herd: one prompt per replica within 20 ms, each in flight for 50 ms. Sharing
+    // splits a pair whenever the second arrives later than one NATS hop after the first (a few
+    // milliseconds even on a loaded machine); without it both replicas always pick alike.
+    Scenario pair =
+        new Scenario("1+1 within 20 ms, 50 ms requests", 50, 2, true, 20_000, 50, 80, false);
     List<Scenario> scenarios =
         List.of(
             pair,
+            new Scenario("1+1 within 2 ms", 50, 2, true, 2000, 10, 30, false),
             new Scenario("4+4 at the same moment", 50, 8, true, 0, 10, 30, false),
             new Scenario("4+4 at the same moment, atomic picks", 50, 8, true, 0, 10, 30, true),
             new Scenario("8 split at random within 2 ms", 50, 8, false, 2000, 10, 30, false),
@@ -174,10 +179,10 @@ class SharedLoadHerdIT {
     // The herd itself: one prompt per replica, both replicas alike, so without sharing both pick
     // the same worker every time (totals stay even — only per-burst spread shows it).
     assertThat(results.get(pair).get(Mode.OFF).meanBurstMax()).isEqualTo(2.0);
-    // With sharing a pick is seen by the other replica within a NATS hop; arrivals closer than
-    // that still collide, so how often they split depends on the machine's latency (1.00-1.28
-    // idle, 1.68 with a parallel build): require that sharing clearly breaks the herd.
-    assertThat(results.get(pair).get(Mode.SHARED).meanBurstMax()).isLessThanOrEqualTo(1.9);
+    // With sharing a pick is seen by the other replica within a NATS hop; only arrivals closer
+    // than that still collide. (Within 2 ms, reported above, that depends on the machine's
+    // latency: 1.00-1.28 idle, 1.68 during a parallel build.)
+    assertThat(results.get(pair).get(Mode.SHARED).meanBurstMax()).isLessThanOrEqualTo(1.5);
   }
 
   private Result run(Scenario sc, Mode mode) throws Exception {

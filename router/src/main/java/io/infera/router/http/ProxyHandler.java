@@ -77,6 +77,10 @@ final class ProxyHandler {
     final Set<WorkerId> tried = new HashSet<>();
     Analyzed analyzed;
     RoutePlan plan;
+    // Disaggregated: the prefill half (the client gets the decode worker's response).
+    RoutePlan prefillPlan;
+    HttpClientRequest prefillUpstream;
+    boolean responding;
     HttpClientRequest upstream;
     RoutingFailure lastUpstreamFailure;
     boolean clientGone;
@@ -219,26 +223,13 @@ final class ProxyHandler {
       fail(ex, ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
       return;
     }
+    if (pick instanceof RequestRouter.Pick.Pair pair) {
+      attemptPair(ex, pair);
+      return;
+    }
     RoutePlan plan = ((RequestRouter.Pick.Ok) pick).plan();
     ex.plan = plan;
     plan.worker().breaker().tryAcquire();
-    String url = plan.worker().info().url() + ex.endpoint.path();
-    RequestOptions opts =
-        new RequestOptions()
-            .setMethod(HttpMethod.POST)
-            .setAbsoluteURI(url)
-            .setConnectTimeout(rt.config().limits().connectTimeoutMs())
-            .setIdleTimeout(rt.config().limits().firstByteTimeoutMs());
-    MultiMap in = ex.ctx.request().headers();
-    for (var h : in) {
-      if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
-        opts.addHeader(h.getKey(), h.getValue());
-      }
-    }
-    opts.putHeader("x-request-id", ex.requestId);
-    if (plan.worker().info().dpSize() > 1) {
-      opts.putHeader("X-data-parallel-rank", Integer.toString(plan.dpRank()));
-    }
     long sentAt = System.nanoTime();
     log.debug(
         "route request_id={} worker={} blocks={} hits={} attempt={}",
@@ -247,16 +238,7 @@ final class ProxyHandler {
         plan.decision().requestBlocks(),
         plan.hitBlocks(),
         ex.tried.size() + 1);
-    client
-        .request(opts)
-        .compose(
-            req -> {
-              ex.upstream = req;
-              if (ex.clientGone) {
-                req.reset();
-              }
-              return req.send(Buffer.buffer(ex.body));
-            })
+    send(ex, plan, ex.body, req -> ex.upstream = req)
         .onComplete(
             ar -> {
               if (ex.clientGone) {
@@ -278,9 +260,7 @@ final class ProxyHandler {
                       plan.worker().info().id(),
                       resp.statusCode());
                   // Drain the error body so the pooled connection stays usable.
-                  resp.exceptionHandler(e -> {});
-                  resp.handler(buf -> {});
-                  resp.resume();
+                  drain(resp);
                   plan.booking().release();
                   ex.tried.add(plan.worker().info().id());
                   ex.lastUpstreamFailure =
@@ -297,8 +277,188 @@ final class ProxyHandler {
             });
   }
 
+  /** SGLang's default {@code --disaggregation-bootstrap-port} of a prefill server. */
+  static final int SGLANG_BOOTSTRAP_PORT = 8998;
+
+  /**
+   * A disaggregated fleet, the SGLang way: the same request, with the prefill server's bootstrap
+   * address and a fresh room, goes to the prefill and the decode worker at once; the decode worker
+   * pulls the KV from the prefill worker and answers the client. Other engines need a different
+   * hand-over (vLLM's {@code kv_transfer_params}), which this router does not do: 503.
+   */
+  private void attemptPair(Exchange ex, RequestRouter.Pick.Pair pair) {
+    RoutePlan prefill = pair.prefill();
+    RoutePlan decode = pair.decode();
+    ex.plan = decode;
+    ex.prefillPlan = prefill;
+    String engine = prefill.worker().info().engine();
+    if (!"sglang".equals(engine) || !"sglang".equals(decode.worker().info().engine())) {
+      fail(
+          ex,
+          new RoutingFailure.NoWorker(
+              "prefill/decode pools of engine "
+                  + engine
+                  + " need a KV hand-over this router does not do (only SGLang's bootstrap);"
+                  + " use mixed pools"));
+      return;
+    }
+    String host = java.net.URI.create(prefill.worker().info().url()).getHost();
+    long room = java.util.concurrent.ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+    pool.executeBlocking(() -> withBootstrap(ex.body, host, SGLANG_BOOTSTRAP_PORT, room), false)
+        .onComplete(
+            ar -> {
+              if (ex.clientGone) {
+                return;
+              }
+              if (ar.failed()) {
+                fail(ex, new RoutingFailure.BadRequest(ar.cause().getMessage(), null));
+                return;
+              }
+              dispatchPair(ex, prefill, decode, ar.result(), room);
+            });
+  }
+
+  /** The request body with SGLang's bootstrap fields. */
+  static byte[] withBootstrap(byte[] body, String host, int port, long room) {
+    Object parsed;
+    try {
+      parsed = Json.parse(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+    } catch (JsonException e) {
+      throw new IllegalArgumentException("request body is not valid JSON: " + e.getMessage());
+    }
+    if (!(parsed instanceof Map<?, ?> map)) {
+      throw new IllegalArgumentException("request body must be a JSON object");
+    }
+    Map<Object, Object> out = new LinkedHashMap<>(map);
+    out.put("bootstrap_host", host);
+    out.put("bootstrap_port", port);
+    out.put("bootstrap_room", room);
+    return Json.write(out).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private void dispatchPair(
+      Exchange ex, RoutePlan prefill, RoutePlan decode, byte[] body, long room) {
+    prefill.worker().breaker().tryAcquire();
+    decode.worker().breaker().tryAcquire();
+    log.debug(
+        "route pair request_id={} prefill={} decode={} blocks={} prefill_hits={} room={}",
+        ex.requestId,
+        prefill.worker().info().id(),
+        decode.worker().info().id(),
+        prefill.decision().requestBlocks(),
+        prefill.hitBlocks(),
+        room);
+    long sentAt = System.nanoTime();
+    send(ex, prefill, body, req -> ex.prefillUpstream = req)
+        .onComplete(
+            ar -> {
+              String id = prefill.worker().info().id().value();
+              if (ar.succeeded() && ar.result().statusCode() < 500) {
+                prefill.worker().breaker().onSuccess();
+                rt.metrics().firstByte(id, System.nanoTime() - sentAt);
+                HttpClientResponse resp = ar.result();
+                resp.endHandler(v -> prefill.booking().release());
+                drain(resp);
+                return;
+              }
+              prefill.booking().release();
+              if (ex.clientGone) {
+                return;
+              }
+              prefill.worker().breaker().onFault();
+              String why =
+                  ar.failed() ? ar.cause().toString() : "answered " + ar.result().statusCode();
+              if (ar.succeeded()) {
+                drain(ar.result());
+              }
+              log.info("prefill failure request_id={} worker={} error={}", ex.requestId, id, why);
+              // The decode worker would wait for KV that never comes: fail now, unless it has
+              // already begun answering (then its own error reaches the client).
+              if (!ex.responding && !ex.finished) {
+                fail(ex, new RoutingFailure.UpstreamFailed("prefill worker " + id + " " + why));
+                if (ex.upstream != null) {
+                  ex.upstream.reset();
+                }
+              }
+            });
+    send(ex, decode, body, req -> ex.upstream = req)
+        .onComplete(
+            ar -> {
+              if (ex.clientGone || ex.finished) {
+                if (ar.succeeded()) {
+                  drain(ar.result());
+                }
+                return;
+              }
+              WorkerId id = decode.worker().info().id();
+              if (ar.failed()) {
+                decode.worker().breaker().onFault();
+                fail(
+                    ex,
+                    new RoutingFailure.UpstreamFailed(
+                        "decode worker " + id + " failed before responding: " + ar.cause()));
+                if (ex.prefillUpstream != null) {
+                  ex.prefillUpstream.reset();
+                }
+                return;
+              }
+              HttpClientResponse resp = ar.result();
+              rt.metrics().firstByte(id.value(), System.nanoTime() - sentAt);
+              if (resp.statusCode() >= 500) {
+                decode.worker().breaker().onFault();
+              } else {
+                decode.worker().breaker().onSuccess();
+              }
+              forward(ex, decode, resp);
+            });
+  }
+
+  private static void drain(HttpClientResponse resp) {
+    resp.exceptionHandler(e -> {});
+    resp.handler(buf -> {});
+    resp.resume();
+  }
+
+  /** Sends {@code body} to {@code plan}'s worker with the client's headers. */
+  private Future<HttpClientResponse> send(
+      Exchange ex,
+      RoutePlan plan,
+      byte[] body,
+      java.util.function.Consumer<HttpClientRequest> started) {
+    String url = plan.worker().info().url() + ex.endpoint.path();
+    RequestOptions opts =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(url)
+            .setConnectTimeout(rt.config().limits().connectTimeoutMs())
+            .setIdleTimeout(rt.config().limits().firstByteTimeoutMs());
+    MultiMap in = ex.ctx.request().headers();
+    for (var h : in) {
+      String key = h.getKey().toLowerCase(Locale.ROOT);
+      if (!HOP_BY_HOP.contains(key) && !key.equals("content-length")) {
+        opts.addHeader(h.getKey(), h.getValue());
+      }
+    }
+    opts.putHeader("x-request-id", ex.requestId);
+    if (plan.worker().info().dpSize() > 1) {
+      opts.putHeader("X-data-parallel-rank", Integer.toString(plan.dpRank()));
+    }
+    return client
+        .request(opts)
+        .compose(
+            req -> {
+              started.accept(req);
+              if (ex.clientGone) {
+                req.reset();
+              }
+              return req.send(Buffer.buffer(body));
+            });
+  }
+
   private boolean canRetry(Exchange ex) {
-    return ex.tried.size() < rt.config().limits().retries() && !rt.shuttingDown();
+    return ex.prefillPlan == null
+        && ex.tried.size() < rt.config().limits().retries()
+        && !rt.shuttingDown();
   }
 
   private void upstreamFailed(Exchange ex, RoutePlan plan, Throwable cause) {
@@ -345,7 +505,12 @@ final class ProxyHandler {
     }
     out.putHeader("x-request-id", ex.requestId);
     out.putHeader("x-infera-worker", plan.worker().info().id().value());
-    out.putHeader("x-infera-cache-hit-blocks", Integer.toString(plan.hitBlocks()));
+    RoutePlan cachePlan = ex.prefillPlan != null ? ex.prefillPlan : plan;
+    out.putHeader("x-infera-cache-hit-blocks", Integer.toString(cachePlan.hitBlocks()));
+    if (ex.prefillPlan != null) {
+      out.putHeader("x-infera-prefill-worker", ex.prefillPlan.worker().info().id().value());
+    }
+    ex.responding = true;
     boolean sse =
         String.valueOf(resp.getHeader("content-type"))
             .toLowerCase(Locale.ROOT)
@@ -390,6 +555,9 @@ final class ProxyHandler {
     if (ex.upstream != null) {
       ex.upstream.reset();
     }
+    if (ex.prefillUpstream != null) {
+      ex.prefillUpstream.reset();
+    }
     finish(ex, "client_closed");
   }
 
@@ -400,6 +568,9 @@ final class ProxyHandler {
     ex.finished = true;
     if (ex.plan != null) {
       ex.plan.booking().release();
+    }
+    if (ex.prefillPlan != null && ex.clientGone) {
+      ex.prefillPlan.booking().release(); // otherwise it ends with the prefill response
     }
     String worker = ex.plan == null ? null : ex.plan.worker().info().id().value();
     rt.metrics().request(status, worker, System.nanoTime() - ex.start);

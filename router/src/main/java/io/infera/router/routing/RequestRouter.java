@@ -26,12 +26,19 @@ import java.util.stream.Collectors;
  */
 public final class RequestRouter {
 
-  /** Requests go to mixed workers (prefill/decode pools need a disaggregation proxy). */
+  /** Requests go to mixed workers when there are any. */
   static final Set<Role> FULL_REQUEST_ROLES = Set.of(Role.MIXED);
 
   /** A pick or why there is none. */
   public sealed interface Pick {
     record Ok(RoutePlan plan) implements Pick {}
+
+    /**
+     * A disaggregated fleet (no routable mixed worker, but prefill and decode ones): the request
+     * goes to both, the prefill worker chosen for its cache (prefill overlap weight), the decode
+     * worker for its cache and load (decode overlap weight). Both are booked.
+     */
+    record Pair(RoutePlan prefill, RoutePlan decode) implements Pick {}
 
     record Failed(RoutingFailure failure) implements Pick {}
   }
@@ -79,6 +86,11 @@ public final class RequestRouter {
     long t0 = System.nanoTime();
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, exclude);
     if (members.isEmpty()) {
+      List<Fleet.Member> prefill = fleet.routable(Set.of(Role.PREFILL), exclude);
+      List<Fleet.Member> decode = fleet.routable(Set.of(Role.DECODE), exclude);
+      if (!prefill.isEmpty() && !decode.isEmpty()) {
+        return pickPair(hashes, prefill, decode, hashNanos, t0);
+      }
       return new Pick.Failed(noWorker(exclude));
     }
     List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
@@ -105,9 +117,58 @@ public final class RequestRouter {
     return new Pick.Ok(new RoutePlan(winner, d, booking, rank));
   }
 
-  /** The decision {@link #pick} would make now, without booking anything. */
+  private Pick pickPair(
+      long[] hashes,
+      List<Fleet.Member> prefillMembers,
+      List<Fleet.Member> decodeMembers,
+      long hashNanos,
+      long t0) {
+    List<Worker> prefill = rotate(prefillMembers.stream().map(Fleet.Member::asWorker).toList());
+    List<Worker> decode = rotate(decodeMembers.stream().map(Fleet.Member::asWorker).toList());
+    Matched mp = match(hashes, prefill);
+    Matched md = match(hashes, decode);
+    Decision dp;
+    Decision dd;
+    Booking bp;
+    Booking bd;
+    synchronized (pickLock) {
+      dp = policy.select(prefill, mp.overlap, load.snapshot(prefill));
+      bp = load.book(dp.winner(), hashes, hashes.length - dp.winnerScore().hits());
+      dd = policy.select(decode, md.overlap, load.snapshot(decode));
+      bd = load.book(dd.winner(), hashes, hashes.length - dd.winnerScore().hits());
+    }
+    if (metrics != null) {
+      metrics.decision(hashNanos + System.nanoTime() - t0, hashes.length, dp.winnerScore().hits());
+    }
+    return new Pick.Pair(
+        new RoutePlan(
+            fleet.member(dp.winner()),
+            dp,
+            bp,
+            mp.match == null ? 0 : mp.match.bestRank(dp.winner())),
+        new RoutePlan(
+            fleet.member(dd.winner()),
+            dd,
+            bd,
+            md.match == null ? 0 : md.match.bestRank(dd.winner())));
+  }
+
+  /** Whether a request could be routed now: a mixed worker, or a prefill and a decode one. */
+  public boolean canRoute() {
+    return !fleet.routable(FULL_REQUEST_ROLES, Set.of()).isEmpty()
+        || (!fleet.routable(Set.of(Role.PREFILL), Set.of()).isEmpty()
+            && !fleet.routable(Set.of(Role.DECODE), Set.of()).isEmpty());
+  }
+
+  /**
+   * The decision {@link #pick} would make now, without booking anything (for a disaggregated fleet:
+   * the prefill worker, the choice the cache decides).
+   */
   public Pick explain(long[] hashes) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
+    if (members.isEmpty()) {
+      members = fleet.routable(Set.of(Role.PREFILL), Set.of());
+    }
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }

@@ -157,8 +157,8 @@ public final class RouterRuntime implements AutoCloseable {
     if (!discovery.synced() || !fleet.synced()) {
       reasons.add("discovery (" + discovery.name() + ") has not synced");
     }
-    if (fleet.routable(RequestRouter.FULL_REQUEST_ROLES, Set.of()).isEmpty()) {
-      reasons.add("no routable worker");
+    if (!router.canRoute()) {
+      reasons.add("no routable worker (mixed, or prefill and decode)");
     }
     // Latched: once the event plane was warm, a new worker joining does not flap readiness.
     if (!eventsWarm) {

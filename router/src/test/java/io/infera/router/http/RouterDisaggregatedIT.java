@@ -1,0 +1,195 @@
+package io.infera.router.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.infera.router.config.ConfigLoader;
+import io.infera.router.events.FakeVllmPublisher;
+import io.infera.router.json.Json;
+import io.infera.router.kv.Events;
+import io.infera.router.kv.KvEvent;
+import io.infera.router.kv.KvEventMessage;
+import io.infera.router.kv.WorkerId;
+import io.infera.router.tokenize.TestTokenizers;
+import io.vertx.core.Vertx;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A disaggregated fleet (prefill and decode pools, no mixed worker): SGLang's hand-over sends the
+ * request with the prefill server's bootstrap address and a fresh room to a prefill and a decode
+ * worker at once and answers with the decode worker's response; other engines get a clear 503.
+ */
+class RouterDisaggregatedIT {
+
+  private static final String BODY =
+      "{\"model\":\"Qwen/Qwen3-0.6B\",\"prompt\":\"" + "word ".repeat(80) + "\",\"max_tokens\":4}";
+
+  private Vertx vertx;
+  private StubEngine prefill;
+  private StubEngine decode;
+  private RouterHarness router;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    vertx = Vertx.vertx();
+    prefill = new StubEngine(vertx, "p0");
+    decode = new StubEngine(vertx, "d0");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (router != null) {
+      router.close();
+    }
+    prefill.close();
+    decode.close();
+    vertx.close();
+  }
+
+  private void start(String engine) throws Exception {
+    String yaml =
+        "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n"
+            + "events: {transport: inproc, inprocBus: 'pd-"
+            + System.nanoTime()
+            + "'}\nlisten: {host: 127.0.0.1, port: 0}\n"
+            + "discovery:\n  healthIntervalMs: 200\n  workers:\n"
+            + "    - {id: p0, url: '"
+            + prefill.url()
+            + "', role: prefill, engine: "
+            + engine
+            + "}\n    - {id: d0, url: '"
+            + decode.url()
+            + "', role: decode, engine: "
+            + engine
+            + "}\n";
+    router = RouterHarness.start(vertx, ConfigLoader.parse(yaml), RouterHarness.testParts());
+    await().atMost(Duration.ofSeconds(10)).until(() -> router.get("/ready").statusCode() == 200);
+  }
+
+  @Test
+  void sglangPrefillAndDecodeGetTheSameRoomAndTheClientGetsTheDecodeAnswer() throws Exception {
+    start("sglang");
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("hello from d0");
+    assertThat(r.headers().firstValue("x-infera-worker")).hasValue("d0");
+    assertThat(r.headers().firstValue("x-infera-prefill-worker")).hasValue("p0");
+    await().atMost(Duration.ofSeconds(5)).until(() -> prefill.seen().size() == 1);
+    Map<?, ?> p = (Map<?, ?>) Json.parse(prefill.seen().get(0).body());
+    Map<?, ?> d = (Map<?, ?>) Json.parse(decode.seen().get(0).body());
+    assertThat(p.get("bootstrap_host")).isEqualTo("127.0.0.1");
+    assertThat(p.get("bootstrap_port")).isEqualTo(8998L);
+    assertThat(((Number) p.get("bootstrap_room")).longValue()).isNotNegative();
+    assertThat(d).isEqualTo(p);
+    assertThat(d.get("prompt")).isEqualTo("word ".repeat(80));
+    assertThat(d.get("max_tokens")).isEqualTo(4L);
+    assertThat(prefill.seen().get(0).path()).isEqualTo("/v1/completions");
+
+    // A second request gets another room; streaming passes the decode worker's SSE through.
+    HttpResponse<String> s = router.post("/v1/completions", BODY.replace("}", ",\"stream\":true}"));
+    assertThat(s.statusCode()).isEqualTo(200);
+    assertThat(s.body()).isEqualTo(StubEngine.sse("d0"));
+    await().atMost(Duration.ofSeconds(5)).until(() -> prefill.seen().size() == 2);
+    Object room2 = ((Map<?, ?>) Json.parse(decode.seen().get(1).body())).get("bootstrap_room");
+    assertThat(room2).isNotEqualTo(p.get("bootstrap_room"));
+    // Both bookings were released.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                router
+                    .get("/metrics")
+                    .body()
+                    .contains("infera_worker_inflight{worker=\"p0\"} 0.0"));
+    assertThat(router.get("/metrics").body()).contains("infera_worker_inflight{worker=\"d0\"} 0.0");
+  }
+
+  @Test
+  void thePrefillWorkerIsChosenForItsCache() throws Exception {
+    StubEngine p1 = new StubEngine(vertx, "p1");
+    try {
+      String yaml =
+          "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n"
+              + "events: {transport: inproc, inprocBus: 'pd-"
+              + System.nanoTime()
+              + "'}\nlisten: {host: 127.0.0.1, port: 0}\n"
+              + "discovery:\n  healthIntervalMs: 200\n  workers:\n"
+              + "    - {id: p0, url: '"
+              + prefill.url()
+              + "', role: prefill, engine: sglang}\n    - {id: p1, url: '"
+              + p1.url()
+              + "', role: prefill, engine: sglang}\n    - {id: d0, url: '"
+              + decode.url()
+              + "', role: decode, engine: sglang}\n";
+      router = RouterHarness.start(vertx, ConfigLoader.parse(yaml), RouterHarness.testParts());
+      await().atMost(Duration.ofSeconds(10)).until(() -> router.get("/ready").statusCode() == 200);
+      // p1 caches the prompt's blocks (its KV events say so): the prefill pick goes there.
+      String prompt = "word ".repeat(80);
+      int[] ids = TestTokenizers.qwen3().encodeText(prompt).ids();
+      int blocks = ids.length / 16;
+      long[] hashes = new long[blocks];
+      for (int i = 0; i < blocks; i++) {
+        hashes[i] = 0xABC000L + i;
+      }
+      KvEvent stored = Events.stored(16, hashes, null, java.util.Arrays.copyOf(ids, blocks * 16));
+      router.bus.publish(
+          WorkerId.of("p1"),
+          List.of(
+              new byte[0],
+              KvEventMessage.seqBytes(0),
+              FakeVllmPublisher.batchPayload(1.0, 0, stored)));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(
+              () ->
+                  router
+                      .get("/v1/admin/cache-view/p1")
+                      .body()
+                      .contains("\"block_count\":" + blocks));
+      HttpResponse<String> r = router.post("/v1/completions", BODY);
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.headers().firstValue("x-infera-prefill-worker")).hasValue("p1");
+      assertThat(r.headers().firstValue("x-infera-cache-hit-blocks"))
+          .hasValue(Integer.toString(blocks));
+      assertThat(r.headers().firstValue("x-infera-worker")).hasValue("d0");
+      assertThat(prefill.seen()).isEmpty();
+    } finally {
+      p1.close();
+    }
+  }
+
+  @Test
+  void aFailingPrefillWorkerFailsTheRequestInsteadOfLeavingDecodeWaiting() throws Exception {
+    start("sglang");
+    prefill.mode(StubEngine.Mode.STATUS_500);
+    decode.mode(StubEngine.Mode.HANG); // would wait for KV forever
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.body()).contains("prefill worker p0 answered 500");
+    await().atMost(Duration.ofSeconds(5)).until(() -> decode.cancelled() == 1);
+  }
+
+  @Test
+  void engineswithoutSglangsHandOverGetA503NamingWhy() throws Exception {
+    start("vllm");
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.body()).contains("prefill/decode pools of engine vllm");
+    assertThat(prefill.seen()).isEmpty();
+    assertThat(decode.seen()).isEmpty();
+  }
+
+  @Test
+  void explainShowsThePrefillChoice() throws Exception {
+    start("sglang");
+    Map<?, ?> e = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", BODY).body());
+    assertThat(e.get("picked")).isEqualTo("p0");
+    assertThat((List<?>) e.get("workers")).hasSize(1);
+  }
+}

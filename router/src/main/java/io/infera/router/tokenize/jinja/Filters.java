@@ -130,6 +130,11 @@ final class Filters {
           List<String> separators = null;
           if (seps != null) {
             List<Object> s = Py.toList(seps);
+            if (s.size() != 2) {
+              // Python: "item_separator, key_separator = separators" fails the same way.
+              throw TemplateException.runtime(
+                  "tojson separators must be a pair (item, key), got " + s.size() + " values");
+            }
             separators = List.of(Py.str(s.get(0)), Py.str(s.get(1)));
           }
           return PyJson.dumps(

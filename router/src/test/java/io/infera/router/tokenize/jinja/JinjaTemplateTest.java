@@ -17,6 +17,18 @@ class JinjaTemplateTest {
   }
 
   @Test
+  void tojsonSeparatorsMustBeAPair() {
+    // Found by JinjaFuzzTest (seed 16831243267879): a 1-tuple used to throw IndexOutOfBounds.
+    assertThatThrownBy(() -> render("{{ [1] | tojson(separators=(',',)) }}", Map.of()))
+        .isInstanceOf(TemplateException.class)
+        .hasMessageContaining("tojson separators must be a pair");
+    assertThatThrownBy(() -> render("{{ [1] | tojson(separators=(',', ':', ';')) }}", Map.of()))
+        .isInstanceOf(TemplateException.class);
+    assertThat(render("{{ {'a': [1, 2]} | tojson(separators=(',', ':')) }}", Map.of()))
+        .isEqualTo("{\"a\":[1,2]}");
+  }
+
+  @Test
   void runawayLoopsAndHugeOutputsAreStoppedWithAClearError() {
     assertThatThrownBy(
             () ->

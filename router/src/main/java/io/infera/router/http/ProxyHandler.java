@@ -281,10 +281,9 @@ final class ProxyHandler {
   static final int SGLANG_BOOTSTRAP_PORT = 8998;
 
   /**
-   * A disaggregated fleet, the SGLang way: the same request, with the prefill server's bootstrap
-   * address and a fresh room, goes to the prefill and the decode worker at once; the decode worker
-   * pulls the KV from the prefill worker and answers the client. Other engines need a different
-   * hand-over (vLLM's {@code kv_transfer_params}), which this router does not do: 503.
+   * A disaggregated fleet. SGLang: the same request, with the prefill server's bootstrap address
+   * and a fresh room, goes to the prefill and the decode worker at once; the decode worker pulls
+   * the KV from the prefill worker and answers the client. vLLM: {@link #attemptVllmPair}.
    */
   private void attemptPair(Exchange ex, RequestRouter.Pick.Pair pair) {
     RoutePlan prefill = pair.prefill();
@@ -292,14 +291,21 @@ final class ProxyHandler {
     ex.plan = decode;
     ex.prefillPlan = prefill;
     String engine = prefill.worker().info().engine();
-    if (!"sglang".equals(engine) || !"sglang".equals(decode.worker().info().engine())) {
+    if (!engine.equals(decode.worker().info().engine())
+        || !(engine.equals("sglang") || engine.equals("vllm"))) {
       fail(
           ex,
           new RoutingFailure.NoWorker(
               "prefill/decode pools of engine "
                   + engine
-                  + " need a KV hand-over this router does not do (only SGLang's bootstrap);"
-                  + " use mixed pools"));
+                  + " and "
+                  + decode.worker().info().engine()
+                  + " have no KV hand-over this router knows (SGLang's bootstrap, vLLM's"
+                  + " kv_transfer_params); use mixed pools"));
+      return;
+    }
+    if (engine.equals("vllm")) {
+      attemptVllmPair(ex, prefill, decode);
       return;
     }
     String host = java.net.URI.create(prefill.worker().info().url()).getHost();
@@ -318,8 +324,142 @@ final class ProxyHandler {
             });
   }
 
-  /** The request body with SGLang's bootstrap fields. */
-  static byte[] withBootstrap(byte[] body, String host, int port, long room) {
+  /** Largest prefill answer read for its {@code kv_transfer_params} (a one-token completion). */
+  static final int MAX_PREFILL_ANSWER_BYTES = 1 << 20;
+
+  /**
+   * vLLM's disaggregated hand-over (the NixlConnector proxy protocol): the prefill worker gets the
+   * request as a one-token, non-streaming completion with {@code
+   * kv_transfer_params.do_remote_decode}; its answer's {@code kv_transfer_params} (where the KV
+   * blocks are) go with the original request to the decode worker, whose answer the client gets.
+   * The engines need a {@code --kv-transfer-config} (pool args).
+   */
+  private void attemptVllmPair(Exchange ex, RoutePlan prefill, RoutePlan decode) {
+    prefill.worker().breaker().tryAcquire();
+    String pid = prefill.worker().info().id().value();
+    long sentAt = System.nanoTime();
+    pool.executeBlocking(() -> vllmPrefillBody(ex.body), false)
+        .compose(body -> send(ex, prefill, body, req -> ex.prefillUpstream = req))
+        .onComplete(
+            ar -> {
+              if (ex.clientGone) {
+                prefill.booking().release();
+                if (ar.succeeded()) {
+                  drain(ar.result());
+                }
+                return;
+              }
+              if (ar.failed()) {
+                prefill.booking().release();
+                if (ar.cause() instanceof IllegalArgumentException bad) {
+                  fail(ex, new RoutingFailure.BadRequest(bad.getMessage(), null));
+                  return;
+                }
+                prefill.worker().breaker().onFault();
+                fail(
+                    ex,
+                    new RoutingFailure.UpstreamFailed(
+                        "prefill worker " + pid + " failed before responding: " + ar.cause()));
+                return;
+              }
+              HttpClientResponse resp = ar.result();
+              rt.metrics().firstByte(pid, System.nanoTime() - sentAt);
+              if (resp.statusCode() >= 400) {
+                // The engine's own error (e.g. 400 for a bad request) is the client's answer.
+                if (resp.statusCode() >= 500) {
+                  prefill.worker().breaker().onFault();
+                }
+                decode.booking().release();
+                ex.plan = prefill;
+                ex.prefillPlan = null;
+                forward(ex, prefill, resp);
+                return;
+              }
+              prefill.worker().breaker().onSuccess();
+              String length = resp.getHeader("content-length");
+              if (length != null && parseLong(length) > MAX_PREFILL_ANSWER_BYTES) {
+                resp.request().reset();
+                prefill.booking().release();
+                fail(
+                    ex,
+                    new RoutingFailure.UpstreamFailed(
+                        "prefill worker "
+                            + pid
+                            + " answered more than "
+                            + MAX_PREFILL_ANSWER_BYTES
+                            + " bytes"));
+                return;
+              }
+              resp.body()
+                  .andThen(b -> prefill.booking().release())
+                  .compose(
+                      buf ->
+                          pool.executeBlocking(
+                              () -> vllmDecodeBody(ex.body, buf.getBytes(), pid), false))
+                  .onComplete(
+                      d -> {
+                        if (ex.clientGone || ex.finished) {
+                          return;
+                        }
+                        if (d.failed()) {
+                          fail(ex, new RoutingFailure.UpstreamFailed(d.cause().getMessage()));
+                          return;
+                        }
+                        sendDecode(ex, decode, d.result(), System.nanoTime());
+                      });
+            });
+  }
+
+  private static long parseLong(String s) {
+    try {
+      return Long.parseLong(s.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** The prefill half of vLLM's hand-over: one token, no stream, KV kept for a remote decode. */
+  static byte[] vllmPrefillBody(byte[] body) {
+    Map<Object, Object> out = jsonObject(body);
+    Map<String, Object> kv = new LinkedHashMap<>();
+    kv.put("do_remote_decode", true);
+    kv.put("do_remote_prefill", false);
+    kv.put("remote_engine_id", null);
+    kv.put("remote_block_ids", null);
+    kv.put("remote_host", null);
+    kv.put("remote_port", null);
+    out.put("kv_transfer_params", kv);
+    out.put("stream", false);
+    out.remove("stream_options");
+    out.put("max_tokens", 1);
+    if (out.containsKey("max_completion_tokens")) {
+      out.put("max_completion_tokens", 1);
+    }
+    return Json.write(out).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** The decode half: the client's request plus where the prefill worker holds the KV. */
+  static byte[] vllmDecodeBody(byte[] body, byte[] prefillAnswer, String prefillWorker) {
+    Object answer;
+    try {
+      answer = Json.parse(new String(prefillAnswer, java.nio.charset.StandardCharsets.UTF_8));
+    } catch (JsonException e) {
+      throw new IllegalStateException(
+          "prefill worker " + prefillWorker + " answered with invalid JSON: " + e.getMessage());
+    }
+    Object kv = answer instanceof Map<?, ?> m ? m.get("kv_transfer_params") : null;
+    if (!(kv instanceof Map<?, ?>)) {
+      throw new IllegalStateException(
+          "prefill worker "
+              + prefillWorker
+              + " returned no kv_transfer_params (is its --kv-transfer-config set?)");
+    }
+    Map<Object, Object> out = jsonObject(body);
+    out.put("kv_transfer_params", kv);
+    return Json.write(out).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static Map<Object, Object> jsonObject(byte[] body) {
     Object parsed;
     try {
       parsed = Json.parse(new String(body, java.nio.charset.StandardCharsets.UTF_8));
@@ -329,7 +469,12 @@ final class ProxyHandler {
     if (!(parsed instanceof Map<?, ?> map)) {
       throw new IllegalArgumentException("request body must be a JSON object");
     }
-    Map<Object, Object> out = new LinkedHashMap<>(map);
+    return new LinkedHashMap<>(map);
+  }
+
+  /** The request body with SGLang's bootstrap fields. */
+  static byte[] withBootstrap(byte[] body, String host, int port, long room) {
+    Map<Object, Object> out = jsonObject(body);
     out.put("bootstrap_host", host);
     out.put("bootstrap_port", port);
     out.put("bootstrap_room", room);
@@ -339,7 +484,6 @@ final class ProxyHandler {
   private void dispatchPair(
       Exchange ex, RoutePlan prefill, RoutePlan decode, byte[] body, long room) {
     prefill.worker().breaker().tryAcquire();
-    decode.worker().breaker().tryAcquire();
     log.debug(
         "route pair request_id={} prefill={} decode={} blocks={} prefill_hits={} room={}",
         ex.requestId,
@@ -381,6 +525,12 @@ final class ProxyHandler {
                 }
               }
             });
+    sendDecode(ex, decode, body, sentAt);
+  }
+
+  /** Sends the decode half and forwards its answer to the client. */
+  private void sendDecode(Exchange ex, RoutePlan decode, byte[] body, long sentAt) {
+    decode.worker().breaker().tryAcquire();
     send(ex, decode, body, req -> ex.upstream = req)
         .onComplete(
             ar -> {

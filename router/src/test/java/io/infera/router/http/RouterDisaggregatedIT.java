@@ -176,11 +176,66 @@ class RouterDisaggregatedIT {
   }
 
   @Test
-  void engineswithoutSglangsHandOverGetA503NamingWhy() throws Exception {
+  void vllmPrefillAnswersWhereTheKvIsAndDecodeGetsItWithTheOriginalRequest() throws Exception {
     start("vllm");
+    String body =
+        BODY.replace("}", ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+    HttpResponse<String> r = router.post("/v1/completions", body);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo(StubEngine.sse("d0"));
+    assertThat(r.headers().firstValue("x-infera-worker")).hasValue("d0");
+    assertThat(r.headers().firstValue("x-infera-prefill-worker")).hasValue("p0");
+    Map<?, ?> p = (Map<?, ?>) Json.parse(prefill.seen().get(0).body());
+    assertThat(p.get("max_tokens")).isEqualTo(1L);
+    assertThat(p.get("stream")).isEqualTo(false);
+    assertThat(p.containsKey("stream_options")).isFalse();
+    assertThat(((Map<?, ?>) p.get("kv_transfer_params")).get("do_remote_decode")).isEqualTo(true);
+    Map<?, ?> d = (Map<?, ?>) Json.parse(decode.seen().get(0).body());
+    assertThat(d.get("max_tokens")).isEqualTo(4L);
+    assertThat(d.get("stream")).isEqualTo(true);
+    Map<?, ?> kv = (Map<?, ?>) d.get("kv_transfer_params");
+    assertThat(kv.get("remote_engine_id")).isEqualTo("engine-p0");
+    assertThat(kv.get("remote_block_ids")).isEqualTo(List.of(1L, 2L, 3L));
+    assertThat(kv.get("do_remote_prefill")).isEqualTo(true);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                router.get("/metrics").body().contains("infera_worker_inflight{worker=\"p0\"} 0.0")
+                    && router
+                        .get("/metrics")
+                        .body()
+                        .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
+  }
+
+  @Test
+  void vllmPrefillErrorsReachTheClientAndNothingGoesToDecode() throws Exception {
+    start("vllm");
+    prefill.mode(StubEngine.Mode.STATUS_429);
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(429);
+    assertThat(r.body()).contains("slow down");
+    assertThat(decode.seen()).isEmpty();
+  }
+
+  @Test
+  void mixedEnginesAcrossPrefillAndDecodeGetA503NamingWhy() throws Exception {
+    String yaml =
+        "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n"
+            + "events: {transport: inproc, inprocBus: 'pd-"
+            + System.nanoTime()
+            + "'}\nlisten: {host: 127.0.0.1, port: 0}\n"
+            + "discovery:\n  healthIntervalMs: 200\n  workers:\n"
+            + "    - {id: p0, url: '"
+            + prefill.url()
+            + "', role: prefill, engine: vllm}\n    - {id: d0, url: '"
+            + decode.url()
+            + "', role: decode, engine: sglang}\n";
+    router = RouterHarness.start(vertx, ConfigLoader.parse(yaml), RouterHarness.testParts());
+    await().atMost(Duration.ofSeconds(10)).until(() -> router.get("/ready").statusCode() == 200);
     HttpResponse<String> r = router.post("/v1/completions", BODY);
     assertThat(r.statusCode()).isEqualTo(503);
-    assertThat(r.body()).contains("prefill/decode pools of engine vllm");
+    assertThat(r.body()).contains("prefill/decode pools of engine vllm and sglang");
     assertThat(prefill.seen()).isEmpty();
     assertThat(decode.seen()).isEmpty();
   }

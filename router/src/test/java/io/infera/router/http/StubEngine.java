@@ -174,6 +174,30 @@ public final class StubEngine implements AutoCloseable {
                           4096,
                           "tokens",
                           java.util.stream.IntStream.range(100, 140).boxed().toList())));
+        } else if (body.contains("\"do_remote_decode\":true")) {
+          // vLLM's prefill half of a disaggregated request: where the KV blocks wait.
+          resp.putHeader("content-type", "application/json")
+              .end(
+                  Json.write(
+                      Map.of(
+                          "id",
+                          "cmpl-" + name,
+                          "choices",
+                          List.of(Map.of("index", 0, "text", "x", "finish_reason", "length")),
+                          "kv_transfer_params",
+                          Map.of(
+                              "do_remote_prefill",
+                              true,
+                              "do_remote_decode",
+                              false,
+                              "remote_engine_id",
+                              "engine-" + name,
+                              "remote_block_ids",
+                              List.of(1, 2, 3),
+                              "remote_host",
+                              "127.0.0.1",
+                              "remote_port",
+                              5600))));
         } else if (stream) {
           resp.setChunked(true).putHeader("content-type", "text/event-stream");
           String s = sse(name);

@@ -36,6 +36,8 @@ public final class DesiredPool {
 
   public static final String PYTHONHASHSEED = "PYTHONHASHSEED";
 
+  public static final String VLLM_NIXL_SIDE_CHANNEL_HOST = "VLLM_NIXL_SIDE_CHANNEL_HOST";
+
   private static final String SHM_VOLUME = "dshm";
 
   private DesiredPool() {}
@@ -119,6 +121,20 @@ public final class DesiredPool {
     EngineCommand cmd = EngineCommand.of(in, pool);
     List<EnvVar> env = new ArrayList<>();
     env.add(Common.env(PYTHONHASHSEED, in.pythonHashSeed()));
+    if (in.engine() == io.infera.operator.api.v1alpha1.Engine.VLLM
+        && pool.role() != io.infera.operator.api.v1alpha1.PoolRole.MIXED) {
+      // NIXL's side channel: the address a decode worker is told (kv_transfer_params.remote_host)
+      // must be the prefill pod's, not localhost.
+      env.add(
+          new EnvVarBuilder()
+              .withName(VLLM_NIXL_SIDE_CHANNEL_HOST)
+              .withNewValueFrom()
+              .withNewFieldRef()
+              .withFieldPath("status.podIP")
+              .endFieldRef()
+              .endValueFrom()
+              .build());
+    }
     for (EnvVar e : pool.env()) {
       // An equal PYTHONHASHSEED is not repeated; a different one was refused by validation.
       if (!e.getName().equals(PYTHONHASHSEED)) {

@@ -30,6 +30,13 @@ import java.util.Set;
 public record EngineCommand(List<String> command, List<String> args) {
 
   /** vLLM's {@code --kv-events-config}: ZMQ PUB + replay on the ports the relay reads. */
+  /**
+   * vLLM prefill/decode pools: NIXL moves the KV; the router does the hand-over (a one-token
+   * prefill whose {@code kv_transfer_params} go to the decode worker).
+   */
+  public static final String VLLM_KV_TRANSFER_CONFIG =
+      "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}";
+
   public static final String VLLM_KV_EVENTS_CONFIG =
       "{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:"
           + Defaults.ZMQ_PORT
@@ -185,6 +192,15 @@ public record EngineCommand(List<String> command, List<String> args) {
         put(m, "--block-size", Kind.VALUE, page, true, "spec.pageSize");
         put(m, "--enable-prefix-caching", Kind.SWITCH, null, true, "KV-aware routing");
         put(m, "--kv-events-config", Kind.VALUE, VLLM_KV_EVENTS_CONFIG, true, "the relay sidecar");
+        if (role != PoolRole.MIXED) {
+          put(
+              m,
+              "--kv-transfer-config",
+              Kind.VALUE,
+              VLLM_KV_TRANSFER_CONFIG,
+              true,
+              "the pool's role: the router's prefill/decode hand-over");
+        }
         put(m, "--model", Kind.VALUE, in.model(), false, "spec.model");
       }
       case SGLANG -> {

@@ -149,6 +149,24 @@ class DesiredFleetTest {
   }
 
   @Test
+  void vllmPrefillAndDecodePoolsGetNixlAndTheirPodIpAsSideChannel() {
+    Fleet f = fleet(idep(Engine.VLLM, PoolRole.PREFILL, PoolRole.DECODE));
+    for (String pool : List.of("prefill", "decode")) {
+      Container engine = engine(f, pool);
+      assertThat(engine.getArgs())
+          .containsSequence("--kv-transfer-config", EngineCommand.VLLM_KV_TRANSFER_CONFIG);
+      assertThat(engine.getEnv())
+          .anyMatch(
+              e ->
+                  e.getName().equals("VLLM_NIXL_SIDE_CHANNEL_HOST")
+                      && e.getValueFrom().getFieldRef().getFieldPath().equals("status.podIP"));
+    }
+    Container mixed = engine(fleet(idep(Engine.VLLM, PoolRole.MIXED)), "mixed");
+    assertThat(mixed.getArgs()).doesNotContain("--kv-transfer-config");
+    assertThat(mixed.getEnv()).noneMatch(e -> e.getName().equals("VLLM_NIXL_SIDE_CHANNEL_HOST"));
+  }
+
+  @Test
   void vllmCommandIsDerivedFromTheSpecThenThePoolArgs() {
     InferaDeployment idep = idep(Engine.VLLM, PoolRole.MIXED);
     idep.getSpec().setPageSize(32);

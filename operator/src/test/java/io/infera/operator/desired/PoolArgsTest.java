@@ -155,4 +155,18 @@ class PoolArgsTest {
     idep.getSpec().getPools().get(1).setArgs(List.of("--page-size", "8"));
     assertThat(invalid(idep).message()).startsWith("spec.pools[1].args: pool 'decode'");
   }
+
+  @Test
+  void aPrefillDecodeVllmPoolMayNotReplaceTheKvTransferConfigButAMixedOneMay() {
+    InferaDeployment pd = idep(Engine.VLLM, PoolRole.PREFILL, PoolRole.DECODE);
+    pd.getSpec()
+        .getPools()
+        .get(0)
+        .setArgs(List.of("--kv-transfer-config", "{\"kv_connector\":\"LMCacheConnectorV1\"}"));
+    assertThat(invalid(pd).message())
+        .contains("--kv-transfer-config")
+        .contains("the router's prefill/decode hand-over");
+    InferaDeployment mixed = withArgs(Engine.VLLM, PoolRole.MIXED, "--kv-transfer-config|{}");
+    assertThat(DesiredFleet.build(mixed)).isInstanceOf(BuildResult.Built.class);
+  }
 }

@@ -332,7 +332,8 @@ final class ProxyHandler {
    * request as a one-token, non-streaming completion with {@code
    * kv_transfer_params.do_remote_decode}; its answer's {@code kv_transfer_params} (where the KV
    * blocks are) go with the original request to the decode worker, whose answer the client gets.
-   * The engines need a {@code --kv-transfer-config} (pool args).
+   * The engines need a {@code --kv-transfer-config} (the operator sets it on vLLM prefill/decode
+   * pools).
    */
   private void attemptVllmPair(Exchange ex, RoutePlan prefill, RoutePlan decode) {
     prefill.worker().breaker().tryAcquire();

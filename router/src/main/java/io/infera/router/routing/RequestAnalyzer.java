@@ -170,6 +170,10 @@ public final class RequestAnalyzer {
       if (kwargs != null && !(kwargs instanceof Map)) {
         return bad("'chat_template_kwargs' must be an object", "chat_template_kwargs");
       }
+      Object requestTemplate = body.get("chat_template");
+      if (requestTemplate != null && !(requestTemplate instanceof String)) {
+        return bad("'chat_template' must be a string", "chat_template");
+      }
       ContentFormat format = tokenizer == null ? ContentFormat.STRING : tokenizer.contentFormat();
       List<Object> normalized;
       try {
@@ -187,7 +191,8 @@ public final class RequestAnalyzer {
                   docs instanceof List<?> d ? (List<Object>) d : null,
                   !(agp instanceof Boolean b) || b,
                   Boolean.TRUE.equals(body.get("continue_final_message")),
-                  kwargs == null ? Map.of() : (Map<String, Object>) kwargs));
+                  kwargs == null ? Map.of() : (Map<String, Object>) kwargs),
+              (String) requestTemplate);
     } else {
       Object p = body.get("prompt");
       if (p == null) {

@@ -14,8 +14,16 @@ public sealed interface Prompt {
   /** {@code /v1/completions} with an array of token ids: used as is. */
   record Tokens(int[] ids) implements Prompt {}
 
-  /** {@code /v1/chat/completions}: rendered with the chat template, encoded without specials. */
-  record Chat(ChatInput input) implements Prompt {}
+  /**
+   * {@code /v1/chat/completions}: rendered with the chat template, encoded without specials.
+   *
+   * @param template the request's own {@code chat_template} (Jinja source), or null for the model's
+   */
+  record Chat(ChatInput input, String template) implements Prompt {
+    public Chat(ChatInput input) {
+      this(input, null);
+    }
+  }
 
   /** Several prompts in one request (strings or token arrays): no single prefix to match. */
   record Batch(List<Object> prompts) implements Prompt {

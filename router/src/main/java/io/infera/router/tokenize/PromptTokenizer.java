@@ -107,7 +107,8 @@ public final class PromptTokenizer implements AutoCloseable {
       return java.util.Optional.of(new Tokenized(t.ids().clone(), null, 0, 0, 0));
     }
     if (prompt instanceof Prompt.Chat c) {
-      return java.util.Optional.of(encodeChat(c.input()));
+      return java.util.Optional.of(
+          c.template() == null ? encodeChat(c.input()) : encodeChat(c.input(), c.template()));
     }
     return java.util.Optional.empty();
   }
@@ -131,6 +132,40 @@ public final class PromptTokenizer implements AutoCloseable {
     long t1 = System.nanoTime();
     Tokenized t = encodeRenderedText(text);
     return new Tokenized(t.ids(), text, t.reusedTokens(), t1 - t0, t.encodeNanos());
+  }
+
+  /** Request templates compiled lately, by source (a client usually sends the same one). */
+  private final java.util.LinkedHashMap<String, ChatTemplate> requestTemplates =
+      new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, ChatTemplate> e) {
+          return size() > 32;
+        }
+      };
+
+  /**
+   * A chat rendered with the request's own {@code chat_template} (vLLM accepts one per request),
+   * with the model's special tokens; then encoded as {@link #encodeChat(ChatInput)} does.
+   *
+   * @throws io.infera.router.tokenize.jinja.TemplateException when the template does not parse or
+   *     fails
+   */
+  public Tokenized encodeChat(ChatInput input, String templateSource) {
+    ChatTemplate t;
+    synchronized (requestTemplates) {
+      t = requestTemplates.get(templateSource);
+    }
+    if (t == null) {
+      t = ChatTemplate.of(templateSource, template == null ? Map.of() : template.specialTokens());
+      synchronized (requestTemplates) {
+        requestTemplates.put(templateSource, t);
+      }
+    }
+    long t0 = System.nanoTime();
+    String text = t.render(input, options.clock());
+    long t1 = System.nanoTime();
+    Tokenized enc = encodeRenderedText(text);
+    return new Tokenized(enc.ids(), text, enc.reusedTokens(), t1 - t0, enc.encodeNanos());
   }
 
   /**

@@ -53,7 +53,8 @@ class RequestAnalyzerTest {
         "{\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}#UnknownModel#`other` does not exist",
         "{\"stream\":\"yes\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}#BadRequest#'stream' must be a boolean",
         "{\"tools\":{},\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}#BadRequest#'tools' must be an array",
-        "{\"cache_salt\":1,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}#BadRequest#cache_salt"
+        "{\"cache_salt\":1,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}#BadRequest#cache_salt",
+        "{\"chat_template\":7,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}#BadRequest#'chat_template' must be a string"
       })
   void malformedChatRequestsFailWithAReason(String body, String type, String message) {
     RequestAnalyzer.Result r = chat(body);
@@ -91,6 +92,26 @@ class RequestAnalyzerTest {
     assertThat(plain).hasSizeGreaterThan(3);
     assertThat(lora[0]).isNotEqualTo(plain[0]);
     assertThat(salted[0]).isNotEqualTo(plain[0]).isNotEqualTo(lora[0]);
+  }
+
+  @Test
+  void aRequestsOwnChatTemplateIsRenderedInsteadOfTheModels() {
+    String template = "{% for m in messages %}<<{{ m.role }}:{{ m.content }}>>{% endfor %}";
+    String body =
+        "{\"chat_template\":"
+            + io.infera.router.json.Json.write(template)
+            + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}";
+    RequestAnalyzer.Analyzed a = ok(chat(body));
+    int[] expected = TestTokenizers.qwen3().encodeRendered("<<user:hello there>>");
+    assertThat(a.tokens()).isEqualTo(expected.length);
+    assertThat(((io.infera.router.tokenize.Prompt.Chat) a.prompt()).template()).isEqualTo(template);
+    RequestAnalyzer.Analyzed model =
+        ok(chat("{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}"));
+    assertThat(model.tokens()).isNotEqualTo(a.tokens());
+    // A request template that does not parse is routed by load, like a failing model template.
+    RequestAnalyzer.Analyzed broken = ok(chat(body.replace("{% endfor %}", "{% endif %}")));
+    assertThat(broken.tokenizeFailure()).isEqualTo("template");
+    assertThat(broken.hashes()).isEmpty();
   }
 
   @Test

@@ -52,24 +52,34 @@ class RouterDisaggregatedIT {
     vertx.close();
   }
 
-  private void start(String engine) throws Exception {
-    String yaml =
-        "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n"
-            + "events: {transport: inproc, inprocBus: 'pd-"
-            + System.nanoTime()
-            + "'}\nlisten: {host: 127.0.0.1, port: 0}\n"
-            + "discovery:\n  healthIntervalMs: 200\n  workers:\n"
-            + "    - {id: p0, url: '"
-            + prefill.url()
-            + "', role: prefill, engine: "
-            + engine
-            + "}\n    - {id: d0, url: '"
-            + decode.url()
-            + "', role: decode, engine: "
-            + engine
-            + "}\n";
-    router = RouterHarness.start(vertx, ConfigLoader.parse(yaml), RouterHarness.testParts());
+  /** Starts the router on {@code workers}: each "id role engine" with the stub's URL. */
+  private void startWith(StubEngine[] stubs, String... workers) throws Exception {
+    StringBuilder yaml =
+        new StringBuilder(
+                "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n")
+            .append("events: {transport: inproc, inprocBus: 'pd-")
+            .append(System.nanoTime())
+            .append("'}\nlisten: {host: 127.0.0.1, port: 0}\n")
+            .append("discovery:\n  healthIntervalMs: 200\n  workers:\n");
+    for (int i = 0; i < workers.length; i++) {
+      String[] w = workers[i].split(" ");
+      yaml.append("    - {id: ")
+          .append(w[0])
+          .append(", url: '")
+          .append(stubs[i].url())
+          .append("', role: ")
+          .append(w[1])
+          .append(", engine: ")
+          .append(w[2])
+          .append("}\n");
+    }
+    router =
+        RouterHarness.start(vertx, ConfigLoader.parse(yaml.toString()), RouterHarness.testParts());
     await().atMost(Duration.ofSeconds(10)).until(() -> router.get("/ready").statusCode() == 200);
+  }
+
+  private void start(String engine) throws Exception {
+    startWith(new StubEngine[] {prefill, decode}, "p0 prefill " + engine, "d0 decode " + engine);
   }
 
   @Test
@@ -114,21 +124,11 @@ class RouterDisaggregatedIT {
   void thePrefillWorkerIsChosenForItsCache() throws Exception {
     StubEngine p1 = new StubEngine(vertx, "p1");
     try {
-      String yaml =
-          "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n"
-              + "events: {transport: inproc, inprocBus: 'pd-"
-              + System.nanoTime()
-              + "'}\nlisten: {host: 127.0.0.1, port: 0}\n"
-              + "discovery:\n  healthIntervalMs: 200\n  workers:\n"
-              + "    - {id: p0, url: '"
-              + prefill.url()
-              + "', role: prefill, engine: sglang}\n    - {id: p1, url: '"
-              + p1.url()
-              + "', role: prefill, engine: sglang}\n    - {id: d0, url: '"
-              + decode.url()
-              + "', role: decode, engine: sglang}\n";
-      router = RouterHarness.start(vertx, ConfigLoader.parse(yaml), RouterHarness.testParts());
-      await().atMost(Duration.ofSeconds(10)).until(() -> router.get("/ready").statusCode() == 200);
+      startWith(
+          new StubEngine[] {prefill, p1, decode},
+          "p0 prefill sglang",
+          "p1 prefill sglang",
+          "d0 decode sglang");
       // p1 caches the prompt's blocks (its KV events say so): the prefill pick goes there.
       String prompt = "word ".repeat(80);
       int[] ids = TestTokenizers.qwen3().encodeText(prompt).ids();
@@ -220,19 +220,7 @@ class RouterDisaggregatedIT {
 
   @Test
   void mixedEnginesAcrossPrefillAndDecodeGetA503NamingWhy() throws Exception {
-    String yaml =
-        "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n"
-            + "events: {transport: inproc, inprocBus: 'pd-"
-            + System.nanoTime()
-            + "'}\nlisten: {host: 127.0.0.1, port: 0}\n"
-            + "discovery:\n  healthIntervalMs: 200\n  workers:\n"
-            + "    - {id: p0, url: '"
-            + prefill.url()
-            + "', role: prefill, engine: vllm}\n    - {id: d0, url: '"
-            + decode.url()
-            + "', role: decode, engine: sglang}\n";
-    router = RouterHarness.start(vertx, ConfigLoader.parse(yaml), RouterHarness.testParts());
-    await().atMost(Duration.ofSeconds(10)).until(() -> router.get("/ready").statusCode() == 200);
+    startWith(new StubEngine[] {prefill, decode}, "p0 prefill vllm", "d0 decode sglang");
     HttpResponse<String> r = router.post("/v1/completions", BODY);
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.body()).contains("prefill/decode pools of engine vllm and sglang");

@@ -502,8 +502,12 @@ final class ProxyHandler {
                 prefill.worker().breaker().onSuccess();
                 rt.metrics().firstByte(id, System.nanoTime() - sentAt);
                 HttpClientResponse resp = ar.result();
+                // Its answer is not the client's: read it away, releasing the booking at its end
+                // or when the connection breaks halfway.
                 resp.endHandler(v -> prefill.booking().release());
-                drain(resp);
+                resp.exceptionHandler(e -> prefill.booking().release());
+                resp.handler(buf -> {});
+                resp.resume();
                 return;
               }
               prefill.booking().release();

@@ -165,6 +165,23 @@ class RouterDisaggregatedIT {
   }
 
   @Test
+  void aPrefillAnswerBrokenHalfwayStillReleasesItsBooking() throws Exception {
+    start("sglang");
+    prefill.mode(StubEngine.Mode.BREAK_AFTER_FIRST_BYTES);
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("hello from d0");
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                router
+                    .get("/metrics")
+                    .body()
+                    .contains("infera_worker_inflight{worker=\"p0\"} 0.0"));
+  }
+
+  @Test
   void aFailingPrefillWorkerFailsTheRequestInsteadOfLeavingDecodeWaiting() throws Exception {
     start("sglang");
     prefill.mode(StubEngine.Mode.STATUS_500);

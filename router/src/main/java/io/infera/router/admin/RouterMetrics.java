@@ -153,6 +153,12 @@ public final class RouterMetrics {
             "infera.zmq.connect.failures", t -> t.connectFailures(),
             "infera.zmq.errors", t -> t.errors());
     c.forEach((name, f) -> FunctionCounter.builder(name, z, f).register(registry));
+    FunctionCounter.builder("infera.zmq.idle.probes", z, t -> t.idleProbes())
+        .description("replay requests sent because a source was silent")
+        .register(registry);
+    FunctionCounter.builder("infera.zmq.probe.duplicates", z, t -> t.probeDuplicates())
+        .description("live messages skipped because an idle probe had replayed them")
+        .register(registry);
   }
 
   /** The NATS transport's counters and its stream lag. */

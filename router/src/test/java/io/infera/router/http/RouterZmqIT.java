@@ -135,7 +135,10 @@ class RouterZmqIT {
       assertThat(router.get("/metrics").body())
           .contains("infera_kv_events_applied_total{worker=\"b\"} 4.0")
           .contains(
-              "infera_kv_events_dropped_total{reason=\"unknown_block_removed\",worker=\"a\"} 0.0");
+              "infera_kv_events_dropped_total{reason=\"unknown_block_removed\",worker=\"a\"} 0.0")
+          .contains("# TYPE infera_zmq_idle_probes_total counter")
+          .contains("# TYPE infera_zmq_probe_duplicates_total counter")
+          .contains("infera_zmq_missed_messages_total 0.0");
     } finally {
       router.close();
       pubA.close();

@@ -116,6 +116,40 @@ public final class DesiredPool {
         .build();
   }
 
+  /** SGLang's prefill bootstrap server (the router's hand-over sends decode workers there). */
+  public static final int SGLANG_BOOTSTRAP_PORT = 8998;
+
+  /** vLLM's NIXL side channel (kv_transfer_params.remote_port). */
+  public static final int VLLM_NIXL_SIDE_CHANNEL_PORT = 5600;
+
+  /**
+   * The ports decode workers reach prefill workers on, declared for network policies and readers:
+   * SGLang's bootstrap server on prefill pods, vLLM's NIXL side channel on both roles.
+   */
+  static List<io.fabric8.kubernetes.api.model.ContainerPort> handOverPorts(
+      RenderInputs in, PoolSettings pool) {
+    io.infera.operator.api.v1alpha1.PoolRole role = pool.role();
+    if (role == io.infera.operator.api.v1alpha1.PoolRole.MIXED) {
+      return List.of();
+    }
+    return switch (in.engine()) {
+      case SGLANG ->
+          role == io.infera.operator.api.v1alpha1.PoolRole.PREFILL
+              ? List.of(port("bootstrap", SGLANG_BOOTSTRAP_PORT))
+              : List.of();
+      case VLLM -> List.of(port("nixl", VLLM_NIXL_SIDE_CHANNEL_PORT));
+      default -> List.of();
+    };
+  }
+
+  private static io.fabric8.kubernetes.api.model.ContainerPort port(String name, int number) {
+    return new io.fabric8.kubernetes.api.model.ContainerPortBuilder()
+        .withName(name)
+        .withContainerPort(number)
+        .withProtocol("TCP")
+        .build();
+  }
+
   /** The engine container: derived command, PYTHONHASHSEED, GPUs, probes, pre-stop drain. */
   public static Container engineContainer(RenderInputs in, PoolSettings pool) {
     EngineCommand cmd = EngineCommand.of(in, pool);
@@ -168,6 +202,7 @@ public final class DesiredPool {
             .withContainerPort(Defaults.ENGINE_PORT)
             .withProtocol("TCP")
             .endPort()
+            .addAllToPorts(handOverPorts(in, pool))
             .withStartupProbe(startup)
             .withLivenessProbe(Common.httpProbe("/health", HTTP_PORT_NAME, 10, 6, 5))
             .withReadinessProbe(Common.httpProbe("/health", HTTP_PORT_NAME, 5, 3, 2))

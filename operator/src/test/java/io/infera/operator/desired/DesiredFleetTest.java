@@ -161,7 +161,13 @@ class DesiredFleetTest {
                   e.getName().equals("VLLM_NIXL_SIDE_CHANNEL_HOST")
                       && e.getValueFrom().getFieldRef().getFieldPath().equals("status.podIP"));
     }
+    assertThat(engine(f, "prefill").getPorts()).anyMatch(p -> p.getContainerPort() == 5600);
+    Fleet sglang = fleet(idep(Engine.SGLANG, PoolRole.PREFILL, PoolRole.DECODE));
+    assertThat(engine(sglang, "prefill").getPorts())
+        .anyMatch(p -> p.getName().equals("bootstrap") && p.getContainerPort() == 8998);
+    assertThat(engine(sglang, "decode").getPorts()).hasSize(1);
     Container mixed = engine(fleet(idep(Engine.VLLM, PoolRole.MIXED)), "mixed");
+    assertThat(mixed.getPorts()).hasSize(1);
     assertThat(mixed.getArgs()).doesNotContain("--kv-transfer-config");
     assertThat(mixed.getEnv()).noneMatch(e -> e.getName().equals("VLLM_NIXL_SIDE_CHANNEL_HOST"));
   }

@@ -310,14 +310,16 @@ final class ProxyHandler {
     }
     String host = java.net.URI.create(prefill.worker().info().url()).getHost();
     long room = java.util.concurrent.ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
-    pool.executeBlocking(() -> withBootstrap(ex.body, host, SGLANG_BOOTSTRAP_PORT, room), false)
+    // Serialising a large body is not event-loop work.
+    pool.executeBlocking(
+            () -> withBootstrap(ex.analyzed.body(), host, SGLANG_BOOTSTRAP_PORT, room), false)
         .onComplete(
             ar -> {
               if (ex.clientGone) {
                 return;
               }
               if (ar.failed()) {
-                fail(ex, new RoutingFailure.BadRequest(ar.cause().getMessage(), null));
+                fail(ex, new RoutingFailure.Internal("internal error preparing the request"));
                 return;
               }
               dispatchPair(ex, prefill, decode, ar.result(), room);
@@ -339,7 +341,7 @@ final class ProxyHandler {
     prefill.worker().breaker().tryAcquire();
     String pid = prefill.worker().info().id().value();
     long sentAt = System.nanoTime();
-    pool.executeBlocking(() -> vllmPrefillBody(ex.body), false)
+    pool.executeBlocking(() -> vllmPrefillBody(ex.analyzed.body()), false)
         .compose(body -> send(ex, prefill, body, req -> ex.prefillUpstream = req))
         .onComplete(
             ar -> {
@@ -352,10 +354,6 @@ final class ProxyHandler {
               }
               if (ar.failed()) {
                 prefill.booking().release();
-                if (ar.cause() instanceof IllegalArgumentException bad) {
-                  fail(ex, new RoutingFailure.BadRequest(bad.getMessage(), null));
-                  return;
-                }
                 prefill.worker().breaker().onFault();
                 fail(
                     ex,
@@ -396,7 +394,7 @@ final class ProxyHandler {
                   .compose(
                       buf ->
                           pool.executeBlocking(
-                              () -> vllmDecodeBody(ex.body, buf.getBytes(), pid), false))
+                              () -> vllmDecodeBody(ex.analyzed.body(), buf.getBytes(), pid), false))
                   .onComplete(
                       d -> {
                         if (ex.clientGone || ex.finished) {
@@ -420,8 +418,8 @@ final class ProxyHandler {
   }
 
   /** The prefill half of vLLM's hand-over: one token, no stream, KV kept for a remote decode. */
-  static byte[] vllmPrefillBody(byte[] body) {
-    Map<Object, Object> out = jsonObject(body);
+  static byte[] vllmPrefillBody(Map<String, Object> body) {
+    Map<String, Object> out = new LinkedHashMap<>(body);
     Map<String, Object> kv = new LinkedHashMap<>();
     kv.put("do_remote_decode", true);
     kv.put("do_remote_prefill", false);
@@ -440,7 +438,8 @@ final class ProxyHandler {
   }
 
   /** The decode half: the client's request plus where the prefill worker holds the KV. */
-  static byte[] vllmDecodeBody(byte[] body, byte[] prefillAnswer, String prefillWorker) {
+  static byte[] vllmDecodeBody(
+      Map<String, Object> body, byte[] prefillAnswer, String prefillWorker) {
     Object answer;
     try {
       answer = Json.parse(new String(prefillAnswer, java.nio.charset.StandardCharsets.UTF_8));
@@ -455,27 +454,14 @@ final class ProxyHandler {
               + prefillWorker
               + " returned no kv_transfer_params (is its --kv-transfer-config set?)");
     }
-    Map<Object, Object> out = jsonObject(body);
+    Map<String, Object> out = new LinkedHashMap<>(body);
     out.put("kv_transfer_params", kv);
     return Json.write(out).getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
-  private static Map<Object, Object> jsonObject(byte[] body) {
-    Object parsed;
-    try {
-      parsed = Json.parse(new String(body, java.nio.charset.StandardCharsets.UTF_8));
-    } catch (JsonException e) {
-      throw new IllegalArgumentException("request body is not valid JSON: " + e.getMessage());
-    }
-    if (!(parsed instanceof Map<?, ?> map)) {
-      throw new IllegalArgumentException("request body must be a JSON object");
-    }
-    return new LinkedHashMap<>(map);
-  }
-
   /** The request body with SGLang's bootstrap fields. */
-  static byte[] withBootstrap(byte[] body, String host, int port, long room) {
-    Map<Object, Object> out = jsonObject(body);
+  static byte[] withBootstrap(Map<String, Object> body, String host, int port, long room) {
+    Map<String, Object> out = new LinkedHashMap<>(body);
     out.put("bootstrap_host", host);
     out.put("bootstrap_port", port);
     out.put("bootstrap_room", room);

@@ -4,12 +4,15 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.infera.router.events.ZmqTransport;
 import io.infera.router.json.Json;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 
@@ -73,58 +76,56 @@ public final class RelayHttp implements AutoCloseable {
     send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", prometheus(relay));
   }
 
-  /** The relay's counters in the Prometheus text format. */
+  /**
+   * The relay's counters in the Prometheus text format, through the same Micrometer registry type
+   * as the router's {@code /metrics}.
+   */
   static String prometheus(Relay relay) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RelayStats s = relay.stats();
-    StringBuilder out = new StringBuilder();
-    counter(out, "received", "engine batches received live", s.received());
-    counter(out, "replayed", "engine batches recovered from the replay socket", s.replayed());
-    counter(out, "duplicates_skipped", "engine batches received twice", s.duplicatesSkipped());
-    counter(out, "resume_skipped", "batches already in the stream at start", s.resumeSkipped());
-    counter(out, "engine_restarts", "engine sequences that went down", s.engineRestarts());
-    counter(out, "malformed", "engine messages of an unknown shape", s.malformed());
-    counter(out, "published", "batches published to JetStream", s.published());
-    counter(out, "republished", "batches published again after a failure", s.republished());
-    counter(out, "acked", "batches acknowledged by JetStream", s.acked());
-    counter(out, "publish_failures", "failed or timed-out publishes", s.publishFailures());
-    counter(out, "folded", "batches folded into the view instead of stored", s.folded());
-    counter(out, "overflows", "times the buffer overflowed", s.overflows());
-    counter(out, "resyncs", "resync markers stored", s.resyncs());
-    counter(out, "order_violations", "batches acknowledged out of order", s.orderViolations());
-    counter(out, "snapshots_written", "view snapshots written", s.snapshotsWritten());
-    counter(out, "snapshot_failures", "snapshot writes that failed", s.snapshotFailures());
-    counter(out, "decode_errors", "payloads that did not decode", s.decodeErrors());
-    counter(out, "nats_reconnects", "NATS reconnects", s.natsReconnects());
-    counter(out, "zmq_missed", "engine batches lost to a gap no replay filled", s.zmqMissed());
-    gauge(out, "buffered", "batches waiting to be published", s.buffered());
-    gauge(out, "in_flight", "batches published and not yet acknowledged", s.inFlight());
-    gauge(out, "ready", "1 once recovered and subscribed", relay.ready() ? 1 : 0);
-    gauge(out, "nats_connected", "1 while connected to NATS", relay.natsConnected() ? 1 : 0);
-    List<ZmqTransport.SourceStatus> sources = relay.zmqSources();
-    out.append("# HELP infera_relay_engine_seq last engine sequence seen per rank\n");
-    out.append("# TYPE infera_relay_engine_seq gauge\n");
-    for (ZmqTransport.SourceStatus src : sources) {
-      out.append("infera_relay_engine_seq{rank=\"")
-          .append(src.rank())
-          .append("\"} ")
-          .append(Math.max(-1, src.lastSeq()))
-          .append('\n');
+    counter(registry, "received", "engine batches received live", s.received());
+    counter(registry, "replayed", "engine batches recovered from the replay socket", s.replayed());
+    counter(registry, "duplicates.skipped", "engine batches received twice", s.duplicatesSkipped());
+    counter(
+        registry, "resume.skipped", "batches already in the stream at start", s.resumeSkipped());
+    counter(registry, "engine.restarts", "engine sequences that went down", s.engineRestarts());
+    counter(registry, "malformed", "engine messages of an unknown shape", s.malformed());
+    counter(registry, "published", "batches published to JetStream", s.published());
+    counter(registry, "republished", "batches published again after a failure", s.republished());
+    counter(registry, "acked", "batches acknowledged by JetStream", s.acked());
+    counter(registry, "publish.failures", "failed or timed-out publishes", s.publishFailures());
+    counter(registry, "folded", "batches folded into the view instead of stored", s.folded());
+    counter(registry, "overflows", "times the buffer overflowed", s.overflows());
+    counter(registry, "resyncs", "resync markers stored", s.resyncs());
+    counter(registry, "order.violations", "batches acknowledged out of order", s.orderViolations());
+    counter(registry, "snapshots.written", "view snapshots written", s.snapshotsWritten());
+    counter(registry, "snapshot.failures", "snapshot writes that failed", s.snapshotFailures());
+    counter(registry, "decode.errors", "payloads that did not decode", s.decodeErrors());
+    counter(registry, "nats.reconnects", "NATS reconnects", s.natsReconnects());
+    counter(registry, "zmq.missed", "engine batches lost to a gap no replay filled", s.zmqMissed());
+    gauge(registry, "buffered", "batches waiting to be published", s.buffered());
+    gauge(registry, "in.flight", "batches published and not yet acknowledged", s.inFlight());
+    gauge(registry, "ready", "1 once recovered and subscribed", relay.ready() ? 1 : 0);
+    gauge(registry, "nats.connected", "1 while connected to NATS", relay.natsConnected() ? 1 : 0);
+    for (ZmqTransport.SourceStatus src : relay.zmqSources()) {
+      long seq = Math.max(-1, src.lastSeq());
+      Gauge.builder("infera.relay.engine.seq", () -> seq)
+          .description("last engine sequence seen per rank")
+          .tag("rank", Integer.toString(src.rank()))
+          .register(registry);
     }
-    return out.toString();
+    return registry.scrape();
   }
 
-  private static void counter(StringBuilder out, String name, String help, long value) {
-    metric(out, "infera_relay_" + name + "_total", "counter", help, value);
+  private static void counter(
+      PrometheusMeterRegistry registry, String name, String help, long value) {
+    FunctionCounter.builder("infera.relay." + name, value, v -> v)
+        .description(help)
+        .register(registry);
   }
 
-  private static void gauge(StringBuilder out, String name, String help, long value) {
-    metric(out, "infera_relay_" + name, "gauge", help, value);
-  }
-
-  private static void metric(StringBuilder out, String name, String type, String help, long v) {
-    out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    out.append(name).append(' ').append(v).append('\n');
+  private static void gauge(PrometheusMeterRegistry registry, String name, String help, long v) {
+    Gauge.builder("infera.relay." + name, () -> v).description(help).register(registry);
   }
 
   private static void send(HttpExchange ex, int code, String type, String body) throws IOException {

@@ -66,12 +66,12 @@ class RelayHttpTest {
     assertThat(metrics.headers().firstValue("content-type"))
         .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
     assertThat(metrics.body())
-        .contains("# TYPE infera_relay_published_total counter\ninfera_relay_published_total 0\n")
-        .contains("infera_relay_ready 1\n")
-        .contains("# TYPE infera_relay_engine_seq gauge\n");
+        .contains("# TYPE infera_relay_published_total counter\ninfera_relay_published_total 0.0\n")
+        .contains("infera_relay_ready 1.0\n")
+        .contains("infera_relay_nats_connected 1.0\n");
     for (String line : metrics.body().split("\n")) {
       assertThat(line)
-          .matches("# (HELP|TYPE) .*|infera_relay_[a-z_]+(\\{rank=\"\\d+\"\\})? -?\\d+");
+          .matches("# (HELP|TYPE) .*|infera_relay_[a-z_]+(\\{rank=\"\\d+\"\\})? -?\\d+\\.\\d+");
     }
     assertThat(get("/nope").statusCode()).isEqualTo(404);
 

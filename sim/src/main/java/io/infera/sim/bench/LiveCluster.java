@@ -162,6 +162,68 @@ public final class LiveCluster {
     }
   }
 
+  /** A router started in this JVM: its runtime, HTTP server and port. */
+  public record InJvmRouter(RouterRuntime runtime, RouterServer server, int port)
+      implements AutoCloseable {
+    public String url() {
+      return "http://127.0.0.1:" + port;
+    }
+
+    @Override
+    public void close() {
+      server.close();
+      runtime.close();
+    }
+  }
+
+  /**
+   * Starts the real router on {@code cfg} with static discovery, {@code transport} and the shared
+   * tokenizer, and waits (30 s at most) until it is ready.
+   */
+  public static InJvmRouter startRouter(Vertx vertx, RouterConfig cfg, EventTransport transport)
+      throws Exception {
+    RouterRuntime runtime =
+        RouterRuntime.start(
+            cfg,
+            new RouterRuntime.Parts() {
+              @Override
+              public Discovery discovery(RouterConfig c) {
+                return new StaticDiscovery(c.discovery().workers());
+              }
+
+              @Override
+              public EventTransport transport(RouterConfig c) {
+                return transport;
+              }
+
+              @Override
+              public PromptTokenizer tokenizer(RouterConfig c) throws Exception {
+                return LiveCluster.tokenizer();
+              }
+
+              @Override
+              public boolean ownsTokenizer() {
+                return false;
+              }
+            });
+    RouterServer server = new RouterServer(vertx, runtime);
+    try {
+      int port = server.start().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!runtime.notReadyReasons().isEmpty()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("router not ready: " + runtime.notReadyReasons());
+        }
+        Thread.sleep(20);
+      }
+      return new InJvmRouter(runtime, server, port);
+    } catch (Exception e) {
+      server.close();
+      runtime.close();
+      throw e;
+    }
+  }
+
   /** Starts {@code fleet.workers()} engines and, unless {@code policy} is null, the router. */
   public static Stack start(FleetSpec fleet, double speedup, int seed, PolicyConfig policy)
       throws Exception {
@@ -206,45 +268,10 @@ public final class LiveCluster {
               .append("}\n");
         }
         RouterConfig cfg = ConfigLoader.parse(yaml.toString());
-        stack.runtime =
-            RouterRuntime.start(
-                cfg,
-                new RouterRuntime.Parts() {
-                  @Override
-                  public Discovery discovery(RouterConfig c) {
-                    return new StaticDiscovery(c.discovery().workers());
-                  }
-
-                  @Override
-                  public EventTransport transport(RouterConfig c) {
-                    return new ZmqTransport();
-                  }
-
-                  @Override
-                  public PromptTokenizer tokenizer(RouterConfig c) throws Exception {
-                    return LiveCluster.tokenizer();
-                  }
-
-                  @Override
-                  public boolean ownsTokenizer() {
-                    return false;
-                  }
-                });
-        stack.server = new RouterServer(stack.vertx, stack.runtime);
-        stack.routerPort =
-            stack
-                .server
-                .start()
-                .toCompletionStage()
-                .toCompletableFuture()
-                .get(30, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!stack.runtime.notReadyReasons().isEmpty()) {
-          if (System.nanoTime() > deadline) {
-            throw new IllegalStateException("router not ready: " + stack.runtime.notReadyReasons());
-          }
-          Thread.sleep(50);
-        }
+        InJvmRouter router = startRouter(stack.vertx, cfg, new ZmqTransport());
+        stack.runtime = router.runtime();
+        stack.server = router.server();
+        stack.routerPort = router.port();
       }
       return stack;
     } catch (Exception e) {

@@ -2,22 +2,18 @@ package io.infera.sim.eventplane;
 
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
-import io.infera.router.discovery.Discovery;
-import io.infera.router.discovery.StaticDiscovery;
 import io.infera.router.events.EventSubjects;
-import io.infera.router.events.EventTransport;
 import io.infera.router.events.JetStreamSetup;
 import io.infera.router.events.NatsTransport;
-import io.infera.router.http.RouterServer;
 import io.infera.router.json.Json;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.relay.Relay;
 import io.infera.router.relay.RelayOptions;
-import io.infera.router.routing.RouterRuntime;
 import io.infera.router.testing.NatsServer;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.sim.bench.LiveCluster;
+import io.infera.sim.bench.LiveCluster.InJvmRouter;
 import io.infera.sim.engine.EngineOptions;
 import io.infera.sim.engine.Flavor;
 import io.infera.sim.engine.SimEngine;
@@ -70,26 +66,13 @@ final class EventPlane implements AutoCloseable {
     }
   }
 
-  /** One router replica: its runtime and HTTP server. */
-  record Router(RouterRuntime runtime, RouterServer server, int port) implements AutoCloseable {
-    String url() {
-      return "http://127.0.0.1:" + port;
-    }
-
-    @Override
-    public void close() {
-      server.close();
-      runtime.close();
-    }
-  }
-
   final Spec spec;
   final NatsServer nats;
   final Vertx vertx = Vertx.vertx();
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   final SimEngine[] engines;
   final Relay[] relays;
-  final List<Router> routers = new ArrayList<>();
+  final List<InJvmRouter> routers = new ArrayList<>();
   private final EngineOptions[] engineOptions;
   private final PromptTokenizer tokenizer;
 
@@ -185,7 +168,7 @@ final class EventPlane implements AutoCloseable {
   }
 
   /** A router replica, ready (seeded, caught up) within 30 s. */
-  Router startRouter(boolean shareLoad) throws Exception {
+  InJvmRouter startRouter(boolean shareLoad) throws Exception {
     StringBuilder yaml =
         new StringBuilder("model: sim\npageSize: ")
             .append(BLOCK_SIZE)
@@ -210,43 +193,13 @@ final class EventPlane implements AutoCloseable {
           .append("'}\n");
     }
     RouterConfig cfg = ConfigLoader.parse(yaml.toString());
-    NatsTransport.Settings settings = natsSettings(spec.limits());
-    RouterRuntime rt =
-        RouterRuntime.start(
+    LiveCluster.InJvmRouter started =
+        LiveCluster.startRouter(
+            vertx,
             cfg,
-            new RouterRuntime.Parts() {
-              @Override
-              public Discovery discovery(RouterConfig c) {
-                return new StaticDiscovery(c.discovery().workers());
-              }
-
-              @Override
-              public EventTransport transport(RouterConfig c) {
-                return new NatsTransport(c.events().nats(), c.pageSize(), settings);
-              }
-
-              @Override
-              public PromptTokenizer tokenizer(RouterConfig c) {
-                return tokenizer;
-              }
-
-              @Override
-              public boolean ownsTokenizer() {
-                return false;
-              }
-            });
-    RouterServer server = new RouterServer(vertx, rt);
-    int port;
-    try {
-      port = server.start().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      rt.close();
-      throw e;
-    }
-    Router r = new Router(rt, server, port);
-    routers.add(r);
-    awaitReady(r, Duration.ofSeconds(30));
-    return r;
+            new NatsTransport(cfg.events().nats(), cfg.pageSize(), natsSettings(spec.limits())));
+    routers.add(started);
+    return started;
   }
 
   /** The production defaults with quicker reconnects, and the spec's stream limits. */
@@ -266,17 +219,7 @@ final class EventPlane implements AutoCloseable {
         limits);
   }
 
-  static void awaitReady(Router r, Duration max) throws InterruptedException {
-    long deadline = System.nanoTime() + max.toNanos();
-    while (!r.runtime().notReadyReasons().isEmpty()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("router not ready: " + r.runtime().notReadyReasons());
-      }
-      Thread.sleep(10);
-    }
-  }
-
-  void stopRouter(Router r) {
+  void stopRouter(InJvmRouter r) {
     routers.remove(r);
     r.close();
   }
@@ -355,7 +298,7 @@ final class EventPlane implements AutoCloseable {
   }
 
   /** A router's view of worker {@code i}, sorted. */
-  static long[] view(Router r, int i) {
+  static long[] view(InJvmRouter r, int i) {
     long[] v = r.runtime().index().viewHashes(new SourceId(worker(i), 0)).clone();
     Arrays.sort(v);
     return v;
@@ -365,7 +308,7 @@ final class EventPlane implements AutoCloseable {
   boolean exact() throws Exception {
     for (int i = 0; i < engines.length; i++) {
       long[] t = truth(i);
-      for (Router r : routers) {
+      for (InJvmRouter r : routers) {
         if (!Arrays.equals(t, view(r, i))) {
           return false;
         }
@@ -380,7 +323,7 @@ final class EventPlane implements AutoCloseable {
     for (int i = 0; i < engines.length; i++) {
       long[] t = truth(i);
       sb.append("w").append(i).append(": truth ").append(t.length);
-      for (Router r : routers) {
+      for (InJvmRouter r : routers) {
         sb.append(", router:").append(r.port()).append(' ').append(view(r, i).length);
         sb.append(Arrays.equals(t, view(r, i)) ? " (equal)" : " (differs)");
       }
@@ -403,7 +346,7 @@ final class EventPlane implements AutoCloseable {
   }
 
   /** The value of one series in a router's Prometheus scrape (0 when absent). */
-  double metric(Router r, String series) throws Exception {
+  double metric(InJvmRouter r, String series) throws Exception {
     for (String line : get(r.url() + "/metrics").body().split("\n")) {
       if (line.startsWith(series + " ")) {
         return Double.parseDouble(line.substring(series.length() + 1));
@@ -414,7 +357,7 @@ final class EventPlane implements AutoCloseable {
 
   @Override
   public void close() {
-    for (Router r : List.copyOf(routers)) {
+    for (InJvmRouter r : List.copyOf(routers)) {
       r.close();
     }
     for (int i = 0; i < relays.length; i++) {

@@ -6,7 +6,7 @@ import io.infera.router.events.EventSubjects;
 import io.infera.router.events.JetStreamSetup;
 import io.infera.router.kv.IndexStats;
 import io.infera.router.relay.RelayStats;
-import io.infera.sim.eventplane.EventPlane.Router;
+import io.infera.sim.bench.LiveCluster.InJvmRouter;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;
@@ -50,8 +50,8 @@ class EventPlaneIT {
   @Test
   void steadyStateEveryReplicaSeesEveryEnginesTrueCacheWithinOneSecond() throws Exception {
     plane = EventPlane.start(dir, EventPlane.Spec.of(2));
-    Router a = plane.startRouter(true);
-    Router b = plane.startRouter(true);
+    InJvmRouter a = plane.startRouter(true);
+    InJvmRouter b = plane.startRouter(true);
     CompletableFuture<Void> t0 = background(() -> plane.traffic(0, 150, 1));
     plane.traffic(1, 150, 2);
     t0.get(120, TimeUnit.SECONDS);
@@ -64,7 +64,7 @@ class EventPlaneIT {
       assertThat(s.resyncs()).isZero();
     }
     // Evictions happened (the cache is smaller than what was sent), so removals were applied.
-    for (Router r : List.of(a, b)) {
+    for (InJvmRouter r : List.of(a, b)) {
       assertThat(plane.metric(r, "infera_kv_events_applied_total{worker=\"w0\"}")).isPositive();
     }
     assertNothingAppliedTwice();
@@ -102,8 +102,8 @@ class EventPlaneIT {
         new JetStreamSetup.Limits(Duration.ofHours(1), 64L << 20, 40); // 40 messages in all
     // Each relay snapshots every 10 of its batches, well inside the 40 the stream keeps.
     plane = EventPlane.start(dir, EventPlane.Spec.of(2).withLimits(small).withSnapshotEvery(10));
-    Router a = plane.startRouter(true);
-    Router b = plane.startRouter(true);
+    InJvmRouter a = plane.startRouter(true);
+    InJvmRouter b = plane.startRouter(true);
     plane.traffic(0, 40, 7);
     plane.traffic(1, 40, 8);
     plane.awaitExact(Duration.ofSeconds(5));
@@ -120,7 +120,7 @@ class EventPlaneIT {
       assertThat(first).as("retention dropped the oldest events").isGreaterThan(40);
     }
     long t0 = System.nanoTime();
-    Router b2 = plane.startRouter(true);
+    InJvmRouter b2 = plane.startRouter(true);
     long ready = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     while (!sameViews(a, b2)) {
       assertThat(System.nanoTime() - t0).isLessThan(Duration.ofSeconds(5).toNanos());
@@ -168,7 +168,7 @@ class EventPlaneIT {
   @Test
   void anEngineRestartClearsItsViewWhichIsThenRebuilt() throws Exception {
     plane = EventPlane.start(dir, EventPlane.Spec.of(2));
-    Router a = plane.startRouter(true);
+    InJvmRouter a = plane.startRouter(true);
     plane.startRouter(true);
     plane.traffic(0, 60, 14);
     plane.traffic(1, 20, 15);
@@ -191,7 +191,7 @@ class EventPlaneIT {
             + " old blocks gone)");
     assertThat(stale).as("blocks of the old incarnation left the view").isPositive();
     assertThat(plane.relays[0].stats().engineRestarts()).isGreaterThanOrEqualTo(1);
-    for (Router r : plane.routers) {
+    for (InJvmRouter r : plane.routers) {
       IndexStats.SourceStats w0 = source(r, 0);
       assertThat(w0.degraded()).isFalse();
       assertThat(w0.lastSeq()).isLessThan(source(r, 1).lastSeq() + 1000); // the new numbering
@@ -201,7 +201,7 @@ class EventPlaneIT {
   @Test
   void garbageOnEventSubjectsIsCountedAndSkippedWhileTheRouterKeepsServing() throws Exception {
     plane = EventPlane.start(dir, EventPlane.Spec.of(2));
-    Router a = plane.startRouter(true);
+    InJvmRouter a = plane.startRouter(true);
     plane.traffic(0, 20, 17);
     plane.awaitExact(Duration.ofSeconds(5));
     try (Connection nc = Nats.connect(plane.nats.url())) {
@@ -252,8 +252,8 @@ class EventPlaneIT {
 
   /** 40 bursts: a new prefix sent twice to each of two replicas at the same moment. */
   private long[] herd(boolean sharing) throws Exception {
-    Router a = plane.startRouter(sharing);
-    Router b = plane.startRouter(sharing);
+    InJvmRouter a = plane.startRouter(sharing);
+    InJvmRouter b = plane.startRouter(sharing);
     if (sharing) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (a.runtime().sharedLoad().stats().replicas() < 1
@@ -269,7 +269,7 @@ class EventPlaneIT {
         int[] prompt = random.ints(64, 2000, 30_000).toArray();
         List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
         for (int k = 0; k < 4; k++) {
-          Router r = k % 2 == 0 ? a : b;
+          InJvmRouter r = k % 2 == 0 ? a : b;
           sent.add(
               plane.post(r.url() + "/v1/completions", EventPlane.completion(prompt, 24), Map.of()));
         }
@@ -307,14 +307,14 @@ class EventPlaneIT {
         ratio(t), Arrays.toString(t), counts[t.length] / 40.0);
   }
 
-  private static IndexStats.SourceStats source(Router r, int worker) {
+  private static IndexStats.SourceStats source(InJvmRouter r, int worker) {
     return r.runtime().index().stats().sources().stream()
         .filter(s -> s.source().worker().equals(EventPlane.worker(worker)))
         .findFirst()
         .orElseThrow();
   }
 
-  private static boolean sameViews(Router x, Router y) {
+  private static boolean sameViews(InJvmRouter x, InJvmRouter y) {
     for (int i = 0; i < 2; i++) {
       if (!Arrays.equals(EventPlane.view(x, i), EventPlane.view(y, i))) {
         return false;
@@ -325,7 +325,7 @@ class EventPlaneIT {
 
   /** Every batch of every engine applied exactly once by every router (none seeded). */
   private void assertNothingAppliedTwice() throws Exception {
-    for (Router r : plane.routers) {
+    for (InJvmRouter r : plane.routers) {
       for (IndexStats.SourceStats s : r.runtime().index().stats().sources()) {
         assertThat(s.degraded()).as("%s", s).isFalse();
         assertThat(s.batches()).as("batches applied of %s", s).isEqualTo(s.lastSeq() + 1);

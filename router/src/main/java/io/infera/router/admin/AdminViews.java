@@ -13,7 +13,7 @@ import io.infera.router.policy.WorkerLoad;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RoutePlan;
-import io.infera.router.routing.RouterRuntime;
+import io.infera.router.runtime.RouterRuntime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -12,7 +12,7 @@ import io.infera.router.events.InprocTransport;
 import io.infera.router.events.NatsTransport;
 import io.infera.router.events.ZmqTransport;
 import io.infera.router.http.RouterServer;
-import io.infera.router.routing.RouterRuntime;
+import io.infera.router.runtime.RouterRuntime;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.TokenizerException;
 import io.vertx.core.Vertx;

@@ -1,7 +1,5 @@
 package io.infera.router.config;
 
-import io.infera.router.policy.PolicyConfig;
-import io.infera.router.policy.Role;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package io.infera.router.discovery;
 
+import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.Role;
 import java.util.Objects;
 
 /**

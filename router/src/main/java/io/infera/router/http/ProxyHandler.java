@@ -1,17 +1,17 @@
 package io.infera.router.http;
 
+import io.infera.router.config.Role;
 import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.Role;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestAnalyzer.Analyzed;
 import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
-import io.infera.router.routing.RouterRuntime;
 import io.infera.router.routing.RoutingFailure;
+import io.infera.router.runtime.RouterRuntime;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.WorkerExecutor;

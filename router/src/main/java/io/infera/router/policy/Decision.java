@@ -1,5 +1,6 @@
 package io.infera.router.policy;
 
+import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package io.infera.router.policy;
 
+import io.infera.router.config.PolicyConfig;
 import java.util.ArrayList;
 import java.util.List;
 

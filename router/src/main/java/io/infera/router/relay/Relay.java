@@ -1,10 +1,10 @@
 package io.infera.router.relay;
 
+import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventSink;
 import io.infera.router.events.ZmqTransport;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.Role;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

@@ -1,9 +1,8 @@
 package io.infera.router.routing;
 
+import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.CircuitBreaker;
-import io.infera.router.policy.Role;
 import io.infera.router.policy.Worker;
 import java.util.ArrayList;
 import java.util.Collection;

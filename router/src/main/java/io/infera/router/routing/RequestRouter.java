@@ -1,6 +1,9 @@
 package io.infera.router.routing;
 
 import io.infera.router.admin.RouterMetrics;
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.PolicyName;
+import io.infera.router.config.Role;
 import io.infera.router.kv.MatchResult;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
@@ -9,9 +12,6 @@ import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
-import io.infera.router.policy.PolicyConfig;
-import io.infera.router.policy.PolicyName;
-import io.infera.router.policy.Role;
 import io.infera.router.policy.RoutingPolicy;
 import io.infera.router.policy.Worker;
 import java.util.List;

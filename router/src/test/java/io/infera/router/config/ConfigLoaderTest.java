@@ -3,8 +3,6 @@ package io.infera.router.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.infera.router.policy.PolicyName;
-import io.infera.router.policy.Role;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.infera.router.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.infera.router.config.Role;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.kv.DropReason;
@@ -14,7 +15,6 @@ import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.Role;
 import io.infera.router.testing.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;

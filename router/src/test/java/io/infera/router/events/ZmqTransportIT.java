@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.discovery.WorkerInfo.Readiness;
 import io.infera.router.events.ZmqTransport.Settings;
@@ -16,7 +17,6 @@ import io.infera.router.kv.KvEvent.BlockStored;
 import io.infera.router.kv.KvEventDecoder;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.Role;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import io.infera.router.discovery.StaticDiscovery;
 import io.infera.router.events.EventTransport;
 import io.infera.router.events.InprocBus;
 import io.infera.router.events.InprocTransport;
-import io.infera.router.routing.RouterRuntime;
+import io.infera.router.runtime.RouterRuntime;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.TestTokenizers;
 import io.vertx.core.Vertx;

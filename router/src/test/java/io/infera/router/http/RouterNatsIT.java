@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.infera.router.config.ConfigLoader;
+import io.infera.router.config.Role;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.WorkerInfo;
@@ -18,8 +19,7 @@ import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.Role;
-import io.infera.router.routing.RouterRuntime;
+import io.infera.router.runtime.RouterRuntime;
 import io.infera.router.testing.NatsServer;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.PromptTokenizer;

@@ -10,7 +10,7 @@ import io.infera.router.discovery.Discovery;
 import io.infera.router.events.EventTransport;
 import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.json.Json;
-import io.infera.router.routing.RouterRuntime;
+import io.infera.router.runtime.RouterRuntime;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.TestTokenizers;

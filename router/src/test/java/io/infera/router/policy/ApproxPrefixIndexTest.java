@@ -2,6 +2,7 @@ package io.infera.router.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infera.router.config.Role;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;

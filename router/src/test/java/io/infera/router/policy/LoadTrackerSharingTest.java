@@ -2,6 +2,7 @@ package io.infera.router.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -3,6 +3,7 @@ package io.infera.router.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
 import java.util.List;
 import org.junit.jupiter.api.Test;

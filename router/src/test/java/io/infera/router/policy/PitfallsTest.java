@@ -2,6 +2,8 @@ package io.infera.router.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.Role;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.KvEvent;

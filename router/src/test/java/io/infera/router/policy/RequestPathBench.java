@@ -1,5 +1,7 @@
 package io.infera.router.policy;
 
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.Role;
 import io.infera.router.kv.BenchIndex;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.MatchResult;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.PolicyName;
+import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
 import java.util.List;
 import java.util.Map;

@@ -3,6 +3,7 @@ package io.infera.router.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.infera.router.config.Role;
 import io.infera.router.events.EventSubjects;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.testing.NatsServer;

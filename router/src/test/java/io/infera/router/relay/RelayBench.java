@@ -1,5 +1,6 @@
 package io.infera.router.relay;
 
+import io.infera.router.config.Role;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventSink;
@@ -13,7 +14,6 @@ import io.infera.router.kv.KvEvent.BlockStored;
 import io.infera.router.kv.KvEventDecoder;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.Role;
 import io.infera.router.testing.NatsServer;
 import java.io.File;
 import java.nio.ByteBuffer;

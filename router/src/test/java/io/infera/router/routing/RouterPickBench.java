@@ -1,12 +1,12 @@
 package io.infera.router.routing;
 
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.kv.BenchIndex;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.LoadTracker;
-import io.infera.router.policy.PolicyConfig;
-import io.infera.router.policy.Role;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

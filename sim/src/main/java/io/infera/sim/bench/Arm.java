@@ -1,6 +1,6 @@
 package io.infera.sim.bench;
 
-import io.infera.router.policy.PolicyName;
+import io.infera.router.config.PolicyName;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.infera.sim.bench;
 
-import io.infera.router.policy.PolicyConfig;
-import io.infera.router.policy.PolicyName;
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.PolicyName;
 import io.infera.sim.sched.EngineConfig;
 
 /**

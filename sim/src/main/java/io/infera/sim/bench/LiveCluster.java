@@ -1,6 +1,9 @@
 package io.infera.sim.bench;
 
 import io.infera.router.config.ConfigLoader;
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.PolicyName;
+import io.infera.router.config.Role;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.StaticDiscovery;
@@ -14,12 +17,9 @@ import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
-import io.infera.router.policy.PolicyConfig;
-import io.infera.router.policy.PolicyName;
-import io.infera.router.policy.Role;
 import io.infera.router.policy.RoutingPolicy;
 import io.infera.router.policy.Worker;
-import io.infera.router.routing.RouterRuntime;
+import io.infera.router.runtime.RouterRuntime;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.TokenizerSource;
 import io.infera.sim.bench.report.RequestResult;
@@ -335,7 +335,7 @@ public final class LiveCluster {
       this.arm = arm;
       this.seed = seed;
       this.hasher = new BlockHasher(fleet.blockSize());
-      this.oracle = RoutingPolicy.of(fleet.policy(io.infera.router.policy.PolicyName.KV_AWARE));
+      this.oracle = RoutingPolicy.of(fleet.policy(io.infera.router.config.PolicyName.KV_AWARE));
       this.http =
           HttpClient.newBuilder()
               .version(HttpClient.Version.HTTP_1_1)

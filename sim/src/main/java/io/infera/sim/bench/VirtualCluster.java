@@ -1,5 +1,7 @@
 package io.infera.sim.bench;
 
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.EventBatch;
@@ -11,8 +13,6 @@ import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
-import io.infera.router.policy.PolicyConfig;
-import io.infera.router.policy.Role;
 import io.infera.router.policy.RoutingPolicy;
 import io.infera.router.policy.Worker;
 import io.infera.router.routing.Fleet;
@@ -205,7 +205,7 @@ public final class VirtualCluster {
             pc,
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
             null);
-    oraclePolicy = RoutingPolicy.of(spec.policy(io.infera.router.policy.PolicyName.KV_AWARE));
+    oraclePolicy = RoutingPolicy.of(spec.policy(io.infera.router.config.PolicyName.KV_AWARE));
     hasher = new BlockHasher(spec.blockSize());
   }
 

@@ -1,6 +1,6 @@
 package io.infera.sim.cli;
 
-import io.infera.router.policy.PolicyName;
+import io.infera.router.config.PolicyName;
 import io.infera.sim.bench.Arm;
 import io.infera.sim.bench.BenchRunner;
 import io.infera.sim.bench.FleetSpec;

@@ -2,10 +2,10 @@ package io.infera.sim.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infera.router.config.PolicyName;
 import io.infera.router.json.Json;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.PolicyName;
 import io.infera.sim.bench.report.RequestResult;
 import io.infera.sim.engine.SimEngine;
 import io.infera.sim.workload.Arrivals;

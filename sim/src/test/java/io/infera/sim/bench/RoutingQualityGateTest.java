@@ -2,7 +2,7 @@ package io.infera.sim.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infera.router.policy.PolicyName;
+import io.infera.router.config.PolicyName;
 import io.infera.sim.bench.report.ArmSummary;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.config;
 
 /**
  * Policy settings: {@code --router-policy}, {@code --kv-overlap-weight}, and the per-role weights

@@ -1,4 +1,4 @@
-package io.infera.router.routing;
+package io.infera.router.runtime;
 
 import io.infera.router.admin.RouterMetrics;
 import io.infera.router.config.RouterConfig;
@@ -14,6 +14,9 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.SharedLoad;
+import io.infera.router.routing.Fleet;
+import io.infera.router.routing.RequestAnalyzer;
+import io.infera.router.routing.RequestRouter;
 import io.infera.router.tokenize.PromptTokenizer;
 import java.security.SecureRandom;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.routing;
 
 import java.util.function.LongSupplier;
 

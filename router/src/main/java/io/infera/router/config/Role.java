@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.config;
 
 import java.util.Locale;
 

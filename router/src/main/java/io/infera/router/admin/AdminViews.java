@@ -188,8 +188,8 @@ public final class AdminViews {
     idx.put("unknown_source_messages", rt.ingest().unknownSourceMessages());
     idx.put("writer_backlog", rt.ingest().backlog());
     out.put("index", idx);
-    var ratio = rt.metrics().registry().find("infera.routing.predicted.hit.ratio").summary();
-    out.put("hit_ratio", ratio == null || ratio.count() == 0 ? null : round(ratio.mean()));
+    Double ratio = rt.routingMetrics().predictedHitRatio();
+    out.put("hit_ratio", ratio == null ? null : round(ratio));
     Map<String, Object> tok = new LinkedHashMap<>();
     tok.put("mode", c.tokenizer().mode().name().toLowerCase(java.util.Locale.ROOT));
     tok.put("path", c.tokenizer().path());

@@ -3,18 +3,9 @@ package io.infera.router.cli;
 import io.infera.router.config.ConfigException;
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
-import io.infera.router.discovery.Discovery;
-import io.infera.router.discovery.KubernetesDiscovery;
-import io.infera.router.discovery.StaticDiscovery;
-import io.infera.router.events.EventTransport;
-import io.infera.router.events.InprocBus;
-import io.infera.router.events.InprocTransport;
-import io.infera.router.events.NatsTransport;
-import io.infera.router.events.ZmqTransport;
 import io.infera.router.http.RouterServer;
+import io.infera.router.runtime.DefaultParts;
 import io.infera.router.runtime.RouterRuntime;
-import io.infera.router.tokenize.PromptTokenizer;
-import io.infera.router.tokenize.TokenizerException;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -44,7 +35,7 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "RouterConfig YAML (DESIGN.md §7). Env: INFERA_CONFIG.")
+      description = "RouterConfig YAML (docs/contracts.md). Env: INFERA_CONFIG.")
   Path config;
 
   @Option(names = "--model", paramLabel = "NAME", description = "Served model name.")
@@ -161,35 +152,5 @@ public final class ServeCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
     }
     return 0;
-  }
-
-  /** The production parts: discovery, transport and tokenizer as the config says. */
-  public static final class DefaultParts implements RouterRuntime.Parts {
-    @Override
-    public Discovery discovery(RouterConfig config) {
-      return switch (config.discovery().backend()) {
-        case STATIC -> new StaticDiscovery(config.discovery().workers());
-        case KUBERNETES -> KubernetesDiscovery.create(config.discovery());
-      };
-    }
-
-    @Override
-    public EventTransport transport(RouterConfig config) {
-      return switch (config.events().transport()) {
-        case ZMQ -> new ZmqTransport();
-        case INPROC -> new InprocTransport(InprocBus.named(config.events().inprocBus()));
-        case NATS -> new NatsTransport(config.events().nats(), config.pageSize());
-      };
-    }
-
-    @Override
-    public PromptTokenizer tokenizer(RouterConfig config) throws TokenizerException {
-      if (config.tokenizer().mode() == RouterConfig.TokenizerMode.ENGINE) {
-        return null;
-      }
-      return PromptTokenizer.load(
-          config.tokenizer().path(),
-          PromptTokenizer.Options.defaults().withPrefixReuse(config.tokenizer().prefixReuse()));
-    }
   }
 }

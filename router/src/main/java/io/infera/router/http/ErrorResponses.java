@@ -13,62 +13,49 @@ public final class ErrorResponses {
 
   /** The HTTP status of a failure. */
   public static int status(RoutingFailure f) {
-    if (f instanceof RoutingFailure.BadRequest) {
-      return 400;
-    } else if (f instanceof RoutingFailure.TooLarge) {
-      return 413;
-    } else if (f instanceof RoutingFailure.UnknownModel) {
-      return 404;
-    } else if (f instanceof RoutingFailure.NotFound) {
-      return 404;
-    } else if (f instanceof RoutingFailure.NoWorker || f instanceof RoutingFailure.ShuttingDown) {
-      return 503;
-    } else if (f instanceof RoutingFailure.UpstreamFailed) {
-      return 502;
-    } else if (f instanceof RoutingFailure.UpstreamTimeout) {
-      return 504;
-    }
-    return 500;
+    return switch (f.kind()) {
+      case BAD_REQUEST -> 400;
+      case TOO_LARGE -> 413;
+      case UNKNOWN_MODEL, NOT_FOUND -> 404;
+      case NO_WORKER, SHUTTING_DOWN -> 503;
+      case UPSTREAM_FAILED -> 502;
+      case UPSTREAM_TIMEOUT -> 504;
+      case INTERNAL -> 500;
+    };
+  }
+
+  /** The OpenAI error {@code type} of a failure. */
+  static String type(RoutingFailure.Kind kind) {
+    return switch (kind) {
+      case BAD_REQUEST, TOO_LARGE, UNKNOWN_MODEL, NOT_FOUND -> "invalid_request_error";
+      case NO_WORKER, SHUTTING_DOWN -> "service_unavailable";
+      case UPSTREAM_FAILED, UPSTREAM_TIMEOUT -> "upstream_error";
+      case INTERNAL -> "server_error";
+    };
+  }
+
+  /** The OpenAI error {@code code} of a failure (null for a plain bad request). */
+  static String code(RoutingFailure.Kind kind) {
+    return switch (kind) {
+      case BAD_REQUEST -> null;
+      case TOO_LARGE -> "request_too_large";
+      case UNKNOWN_MODEL -> "model_not_found";
+      case NOT_FOUND -> "not_found";
+      case NO_WORKER -> "no_routable_worker";
+      case SHUTTING_DOWN -> "shutting_down";
+      case UPSTREAM_FAILED -> "worker_failed";
+      case UPSTREAM_TIMEOUT -> "worker_timeout";
+      case INTERNAL -> "internal_error";
+    };
   }
 
   /** The OpenAI-shaped body {@code {"error":{"message","type","param","code"}}}. */
   public static String body(RoutingFailure f) {
     Map<String, Object> err = new LinkedHashMap<>();
     err.put("message", f.message());
-    String type;
-    String code;
-    if (f instanceof RoutingFailure.BadRequest b) {
-      type = "invalid_request_error";
-      code = null;
-      err.put("param", b.param());
-    } else if (f instanceof RoutingFailure.TooLarge) {
-      type = "invalid_request_error";
-      code = "request_too_large";
-    } else if (f instanceof RoutingFailure.UnknownModel) {
-      type = "invalid_request_error";
-      code = "model_not_found";
-    } else if (f instanceof RoutingFailure.NotFound) {
-      type = "invalid_request_error";
-      code = "not_found";
-    } else if (f instanceof RoutingFailure.NoWorker) {
-      type = "service_unavailable";
-      code = "no_routable_worker";
-    } else if (f instanceof RoutingFailure.ShuttingDown) {
-      type = "service_unavailable";
-      code = "shutting_down";
-    } else if (f instanceof RoutingFailure.UpstreamFailed) {
-      type = "upstream_error";
-      code = "worker_failed";
-    } else if (f instanceof RoutingFailure.UpstreamTimeout) {
-      type = "upstream_error";
-      code = "worker_timeout";
-    } else {
-      type = "server_error";
-      code = "internal_error";
-    }
-    err.putIfAbsent("param", null);
-    err.put("type", type);
-    err.put("code", code);
+    err.put("param", f instanceof RoutingFailure.BadRequest b ? b.param() : null);
+    err.put("type", type(f.kind()));
+    err.put("code", code(f.kind()));
     return Json.write(Map.of("error", err));
   }
 

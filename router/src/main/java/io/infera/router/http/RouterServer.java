@@ -27,9 +27,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router's HTTP server (DESIGN.md §6): the two proxied OpenAI endpoints plus models, workers,
- * health, readiness, metrics and the admin API. Graceful shutdown stops accepting, lets in-flight
- * requests finish up to {@code limits.shutdownTimeoutMs}, then closes.
+ * The router's HTTP server (docs/architecture.md, "HTTP API"): the two proxied OpenAI endpoints
+ * plus models, workers, health, readiness, metrics and the admin API. Graceful shutdown stops
+ * accepting, lets in-flight requests finish up to {@code limits.shutdownTimeoutMs}, then closes.
  */
 public final class RouterServer implements AutoCloseable {
 
@@ -40,6 +40,7 @@ public final class RouterServer implements AutoCloseable {
   private final HttpClient client;
   private final WorkerExecutor pool;
   private final ProxyHandler proxy;
+  private final EngineTokenizer engineTokenizer;
   private HttpServer server;
 
   public RouterServer(Vertx vertx, RouterRuntime rt) {
@@ -58,7 +59,18 @@ public final class RouterServer implements AutoCloseable {
             new PoolOptions().setHttp1MaxSize(256).setMaxWaitQueueSize(-1));
     int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
     this.pool = vertx.createSharedWorkerExecutor("infera-tokenize", threads, 60, TimeUnit.SECONDS);
-    this.proxy = new ProxyHandler(rt, client, pool);
+    ProxyMetrics metrics = new ProxyMetrics();
+    metrics.bindTo(rt.registry());
+    this.engineTokenizer =
+        new EngineTokenizer(
+            client,
+            limits,
+            rt.router(),
+            rt.analyzer(),
+            rt.routingMetrics(),
+            rt.tokenizer() == null);
+    this.proxy =
+        new ProxyHandler(rt, pool, metrics, new Upstream(client, limits, metrics), engineTokenizer);
   }
 
   /** Binds {@code listen.host:listen.port}; completes with the bound port. */
@@ -141,7 +153,7 @@ public final class RouterServer implements AutoCloseable {
   }
 
   private void metrics(RoutingContext ctx) {
-    pool.executeBlocking(() -> rt.metrics().scrape(), false)
+    pool.executeBlocking(rt::scrape, false)
         .onSuccess(
             text ->
                 ctx.response()
@@ -185,7 +197,7 @@ public final class RouterServer implements AutoCloseable {
                 ErrorResponses.send(ctx.response(), f.failure(), requestId);
                 return;
               }
-              proxy
+              engineTokenizer
                   .withEngineTokens(((RequestAnalyzer.Result.Ok) ar.result()).analyzed(), requestId)
                   .onSuccess(
                       analyzed -> {

@@ -44,6 +44,24 @@ public final class Fleet {
       return healthy;
     }
 
+    /**
+     * Whether this worker may take a new request now.
+     *
+     * @param exclude workers that already failed the request being routed
+     */
+    public Eligibility eligibility(Set<WorkerId> exclude) {
+      if (exclude.contains(info.id())) {
+        return Eligibility.EXCLUDED;
+      }
+      if (info.readiness() != WorkerInfo.Readiness.READY) {
+        return Eligibility.DRAINING;
+      }
+      if (!healthy) {
+        return Eligibility.UNHEALTHY;
+      }
+      return breaker.isAvailable() ? Eligibility.ELIGIBLE : Eligibility.BREAKER_OPEN;
+    }
+
     public Worker asWorker() {
       return new Worker(info.id(), info.role());
     }
@@ -129,22 +147,24 @@ public final class Fleet {
   }
 
   /**
-   * Workers that may take a new request of the given roles, in stable (id) order: READY, healthy,
-   * breaker available, not excluded. When every such worker's breaker is open, the breaker is
-   * ignored ("route anyway").
+   * Workers that may take a new request of the given roles, in stable (id) order: those whose
+   * {@link Member#eligibility} is {@code ELIGIBLE}; when there are none but some are only {@code
+   * BREAKER_OPEN}, those ("route anyway": a breaker must not take a whole role out).
    */
   public List<Member> routable(Set<Role> roles, Set<WorkerId> exclude) {
-    List<Member> ready = new ArrayList<>();
+    List<Member> eligible = new ArrayList<>();
+    List<Member> breakerOpen = new ArrayList<>();
     for (Member m : members()) {
-      if (roles.contains(m.info().role())
-          && m.info().readiness() == WorkerInfo.Readiness.READY
-          && m.healthy
-          && !exclude.contains(m.info().id())) {
-        ready.add(m);
+      if (!roles.contains(m.info().role())) {
+        continue;
+      }
+      switch (m.eligibility(exclude)) {
+        case ELIGIBLE -> eligible.add(m);
+        case BREAKER_OPEN -> breakerOpen.add(m);
+        case EXCLUDED, DRAINING, UNHEALTHY -> {}
       }
     }
-    List<Member> available = ready.stream().filter(m -> m.breaker.isAvailable()).toList();
-    return available.isEmpty() ? ready : available;
+    return eligible.isEmpty() ? breakerOpen : eligible;
   }
 
   /** Roles present among discovered workers (for "no worker in pool X" messages). */

@@ -1,6 +1,5 @@
 package io.infera.router.routing;
 
-import io.infera.router.admin.RouterMetrics;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
@@ -100,14 +99,14 @@ public final class RequestAnalyzer {
 
   private final RouterConfig config;
   private final PromptTokenizer tokenizer;
-  private final RouterMetrics metrics;
+  private final RoutingMetrics metrics;
   private final ThreadLocal<BlockHasher> hasher;
 
   /**
    * @param tokenizer the local tokenizer, or null in {@code engine} mode (hashes are then left
    *     empty and filled by the HTTP layer from the engine's {@code /tokenize})
    */
-  public RequestAnalyzer(RouterConfig config, PromptTokenizer tokenizer, RouterMetrics metrics) {
+  public RequestAnalyzer(RouterConfig config, PromptTokenizer tokenizer, RoutingMetrics metrics) {
     this.config = config;
     this.tokenizer = tokenizer;
     this.metrics = metrics;

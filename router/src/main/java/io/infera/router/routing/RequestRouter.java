@@ -1,6 +1,5 @@
 package io.infera.router.routing;
 
-import io.infera.router.admin.RouterMetrics;
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.PolicyName;
 import io.infera.router.config.Role;
@@ -14,14 +13,16 @@ import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
 import io.infera.router.policy.RoutingPolicy;
 import io.infera.router.policy.Worker;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.function.LongSupplier;
 
 /**
  * Turns a request's block hashes into a booked pick: candidates from the fleet, overlap from the
- * index (or the approx-prefix history), load snapshot, pure selection, then booking. Thread-safe;
+ * index (or the approx-prefix history), load snapshot, pure selection, then booking. A mixed pick
+ * and each half of a prefill/decode pair go through the same {@link #choose} step. Thread-safe;
  * never blocks (the index match is lock-free).
  */
 public final class RequestRouter {
@@ -49,7 +50,10 @@ public final class RequestRouter {
   private final PolicyConfig policyConfig;
   private final RoutingPolicy policy;
   private final ApproxPrefixIndex approx;
-  private final RouterMetrics metrics;
+  private final RoutingMetrics metrics;
+  private final LongSupplier nanoTime;
+  private final Object pickLock = new Object();
+  private volatile int tieRotation;
 
   /**
    * @param approx the learned history for {@code approx-prefix} (ignored by other policies)
@@ -60,7 +64,18 @@ public final class RequestRouter {
       LoadTracker load,
       PolicyConfig policyConfig,
       ApproxPrefixIndex approx,
-      RouterMetrics metrics) {
+      RoutingMetrics metrics) {
+    this(fleet, index, load, policyConfig, approx, metrics, System::nanoTime);
+  }
+
+  RequestRouter(
+      Fleet fleet,
+      PrefixIndex index,
+      LoadTracker load,
+      PolicyConfig policyConfig,
+      ApproxPrefixIndex approx,
+      RoutingMetrics metrics,
+      LongSupplier nanoTime) {
     this.fleet = fleet;
     this.index = index;
     this.load = load;
@@ -68,6 +83,7 @@ public final class RequestRouter {
     this.policy = RoutingPolicy.of(policyConfig);
     this.approx = approx;
     this.metrics = metrics;
+    this.nanoTime = nanoTime;
   }
 
   public PolicyConfig policyConfig() {
@@ -75,7 +91,7 @@ public final class RequestRouter {
   }
 
   /**
-   * Picks and books a worker for one attempt.
+   * Picks and books a worker (or a prefill/decode pair) for one attempt.
    *
    * @param hashes the request's router block hashes (empty when it has no full block or could not
    *     be tokenized: then the pick is by load)
@@ -83,74 +99,92 @@ public final class RequestRouter {
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
   public Pick pick(long[] hashes, Set<WorkerId> exclude, long hashNanos) {
-    long t0 = System.nanoTime();
-    List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, exclude);
-    if (members.isEmpty()) {
+    long t0 = nanoTime.getAsLong();
+    List<Fleet.Member> mixed = fleet.routable(FULL_REQUEST_ROLES, exclude);
+    Pick pick;
+    RoutePlan cachePlan;
+    if (!mixed.isEmpty()) {
+      RoutePlan plan = choose(mixed, hashes, true);
+      pick = new Pick.Ok(plan);
+      cachePlan = plan;
+    } else {
       List<Fleet.Member> prefill = fleet.routable(Set.of(Role.PREFILL), exclude);
       List<Fleet.Member> decode = fleet.routable(Set.of(Role.DECODE), exclude);
-      if (!prefill.isEmpty() && !decode.isEmpty()) {
-        return pickPair(hashes, prefill, decode, hashNanos, t0);
+      if (prefill.isEmpty() || decode.isEmpty()) {
+        return new Pick.Failed(noWorker(exclude));
       }
-      return new Pick.Failed(noWorker(exclude));
+      RoutePlan p = choose(prefill, hashes, true);
+      pick = new Pick.Pair(p, choose(decode, hashes, true));
+      cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
-    List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
-    Matched m = match(hashes, candidates);
-    Decision d;
-    Booking booking;
-    // Load snapshot, choice and booking as one step: concurrent picks on this replica each see
-    // the others' bookings instead of all choosing the same least-loaded worker (a herd). The
-    // index match, the expensive part, stays outside.
-    synchronized (pickLock) {
-      d = policy.select(candidates, m.overlap, load.snapshot(candidates));
-      booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
-    }
-    Scored s = new Scored(d, m.match);
-    Fleet.Member winner = fleet.member(d.winner());
-    int hits = d.winnerScore().hits();
-    if (policyConfig.name() == PolicyName.APPROX_PREFIX && approx != null) {
-      approx.record(d.winner(), hashes);
-    }
-    int rank = s.match == null ? 0 : s.match.bestRank(d.winner());
     if (metrics != null) {
-      metrics.decision(hashNanos + System.nanoTime() - t0, hashes.length, hits);
+      metrics.decision(hashNanos + nanoTime.getAsLong() - t0, hashes.length, cachePlan.hitBlocks());
     }
-    return new Pick.Ok(new RoutePlan(winner, d, booking, rank));
+    return pick;
   }
 
-  private Pick pickPair(
-      long[] hashes,
-      List<Fleet.Member> prefillMembers,
-      List<Fleet.Member> decodeMembers,
-      long hashNanos,
-      long t0) {
-    List<Worker> prefill = rotate(prefillMembers.stream().map(Fleet.Member::asWorker).toList());
-    List<Worker> decode = rotate(decodeMembers.stream().map(Fleet.Member::asWorker).toList());
-    Matched mp = match(hashes, prefill);
-    Matched md = match(hashes, decode);
-    Decision dp;
-    Decision dd;
-    Booking bp;
-    Booking bd;
-    synchronized (pickLock) {
-      dp = policy.select(prefill, mp.overlap, load.snapshot(prefill));
-      bp = load.book(dp.winner(), hashes, hashes.length - dp.winnerScore().hits());
-      dd = policy.select(decode, md.overlap, load.snapshot(decode));
-      bd = load.book(dd.winner(), hashes, hashes.length - dd.winnerScore().hits());
+  /**
+   * The decision {@link #pick} would make now, without booking or learning anything (for a
+   * disaggregated fleet: the prefill worker, the choice the cache decides).
+   */
+  public Pick explain(long[] hashes) {
+    List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
+    if (members.isEmpty()) {
+      members = fleet.routable(Set.of(Role.PREFILL), Set.of());
     }
-    if (metrics != null) {
-      metrics.decision(hashNanos + System.nanoTime() - t0, hashes.length, dp.winnerScore().hits());
+    if (members.isEmpty()) {
+      return new Pick.Failed(noWorker(Set.of()));
     }
-    return new Pick.Pair(
-        new RoutePlan(
-            fleet.member(dp.winner()),
-            dp,
-            bp,
-            mp.match == null ? 0 : mp.match.bestRank(dp.winner())),
-        new RoutePlan(
-            fleet.member(dd.winner()),
-            dd,
-            bd,
-            md.match == null ? 0 : md.match.bestRank(dd.winner())));
+    return new Pick.Ok(choose(members, hashes, false));
+  }
+
+  /**
+   * The one selection step: match outside the lock (the expensive part), then load snapshot, choice
+   * and booking as one step under it — concurrent picks on this replica each see the others'
+   * bookings instead of all choosing the same least-loaded worker (a herd). A booked pick also
+   * teaches the approx-prefix history that the winner now holds these blocks.
+   *
+   * @param book false for {@link #explain}: no booking, nothing learned
+   */
+  private RoutePlan choose(List<Fleet.Member> members, long[] hashes, boolean book) {
+    List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
+    Overlap overlap;
+    MatchResult match = null;
+    if (hashes.length == 0) {
+      overlap = Overlap.none(0);
+    } else if (approxPrefix()) {
+      overlap = approx.match(hashes, candidates);
+    } else {
+      match = index.match(hashes);
+      overlap = Overlap.of(match);
+    }
+    Decision d;
+    Booking booking = null;
+    if (book) {
+      synchronized (pickLock) {
+        d = policy.select(candidates, overlap, load.snapshot(candidates));
+        booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
+      }
+      if (approxPrefix()) {
+        approx.record(d.winner(), hashes);
+      }
+    } else {
+      d = policy.select(candidates, overlap, load.snapshot(candidates));
+    }
+    int rank = match == null ? 0 : match.bestRank(d.winner());
+    return new RoutePlan(fleet.member(d.winner()), d, booking, rank);
+  }
+
+  private boolean approxPrefix() {
+    return policyConfig.name() == PolicyName.APPROX_PREFIX && approx != null;
+  }
+
+  /**
+   * Why no request could be routed now (no mixed worker, nor a prefill and a decode one), naming
+   * every worker's {@link Eligibility}; empty when one could.
+   */
+  public Optional<String> notRoutableReason() {
+    return canRoute() ? Optional.empty() : Optional.of(NoWorkerMessage.notReady(fleet.members()));
   }
 
   /** Whether a request could be routed now: a mixed worker, or a prefill and a decode one. */
@@ -161,32 +195,17 @@ public final class RequestRouter {
   }
 
   /**
-   * The decision {@link #pick} would make now, without booking anything (for a disaggregated fleet:
-   * the prefill worker, the choice the cache decides).
+   * {@code tokenizer.mode: engine}: the worker whose {@code POST /tokenize} analyses this request —
+   * a routable mixed worker chosen by the request id (spreads the extra hop), or empty when there
+   * is none (the request is then routed by load).
    */
-  public Pick explain(long[] hashes) {
+  public Optional<Fleet.Member> tokenizeWorker(String requestId) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
     if (members.isEmpty()) {
-      members = fleet.routable(Set.of(Role.PREFILL), Set.of());
+      return Optional.empty();
     }
-    if (members.isEmpty()) {
-      return new Pick.Failed(noWorker(Set.of()));
-    }
-    List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
-    Scored s = score(hashes, candidates);
-    return new Pick.Ok(
-        new RoutePlan(
-            fleet.member(s.decision.winner()),
-            s.decision,
-            null,
-            s.match == null ? 0 : s.match.bestRank(s.decision.winner())));
+    return Optional.of(members.get(Math.floorMod(requestId.hashCode(), members.size())));
   }
-
-  private record Scored(Decision decision, MatchResult match) {}
-
-  private record Matched(Overlap overlap, MatchResult match) {}
-
-  private volatile int tieRotation;
 
   /**
    * Breaks cost ties in a stable order of this replica's own: the candidate list rotated by {@code
@@ -203,79 +222,17 @@ public final class RequestRouter {
     if (r == 0) {
       return candidates;
     }
-    List<Worker> out = new java.util.ArrayList<>(n);
+    List<Worker> out = new ArrayList<>(n);
     out.addAll(candidates.subList(r, n));
     out.addAll(candidates.subList(0, r));
     return out;
   }
 
-  private final Object pickLock = new Object();
-
-  private Scored score(long[] hashes, List<Worker> candidates) {
-    Matched m = match(hashes, candidates);
-    return new Scored(policy.select(candidates, m.overlap, load.snapshot(candidates)), m.match);
-  }
-
-  private Matched match(long[] hashes, List<Worker> candidates) {
-    Overlap overlap;
-    MatchResult match = null;
-    if (hashes.length == 0) {
-      overlap = Overlap.none(0);
-    } else if (policyConfig.name() == PolicyName.APPROX_PREFIX && approx != null) {
-      overlap = approx.match(hashes, candidates);
-    } else {
-      match = index.match(hashes);
-      overlap = Overlap.of(match);
-    }
-    return new Matched(overlap, match);
-  }
-
+  /**
+   * Why a request cannot be routed, naming the pools of mixed workers and each worker's {@link
+   * Eligibility}, or the roles the fleet has when it has no mixed pool.
+   */
   private RoutingFailure noWorker(Set<WorkerId> exclude) {
-    List<Fleet.Member> all = List.copyOf(fleet.members());
-    if (all.isEmpty()) {
-      return new RoutingFailure.NoWorker(
-          "no worker discovered yet for model pools (pool role mixed): none known");
-    }
-    Map<String, List<Fleet.Member>> byPool =
-        all.stream().collect(Collectors.groupingBy(m -> m.info().pool()));
-    StringBuilder sb = new StringBuilder("no routable worker in pool");
-    List<String> pools =
-        all.stream()
-            .filter(m -> FULL_REQUEST_ROLES.contains(m.info().role()))
-            .map(m -> m.info().pool())
-            .distinct()
-            .sorted()
-            .toList();
-    if (pools.isEmpty()) {
-      sb.append(" with role mixed: the fleet has only ")
-          .append(all.stream().map(m -> m.info().role().wireName()).distinct().sorted().toList())
-          .append(" workers");
-      return new RoutingFailure.NoWorker(sb.toString());
-    }
-    sb.append(pools.size() > 1 ? "s " : " ").append(String.join(", ", pools)).append(" (");
-    boolean first = true;
-    for (String pool : pools) {
-      for (Fleet.Member m : byPool.get(pool)) {
-        if (!first) {
-          sb.append(", ");
-        }
-        first = false;
-        sb.append(m.info().id()).append(": ").append(why(m, exclude));
-      }
-    }
-    return new RoutingFailure.NoWorker(sb.append(')').toString());
-  }
-
-  private static String why(Fleet.Member m, Set<WorkerId> exclude) {
-    if (exclude.contains(m.info().id())) {
-      return "failed this request";
-    }
-    if (m.info().readiness() != io.infera.router.discovery.WorkerInfo.Readiness.READY) {
-      return "draining";
-    }
-    if (!m.healthy()) {
-      return "unhealthy";
-    }
-    return "unavailable";
+    return new RoutingFailure.NoWorker(NoWorkerMessage.of(fleet.members(), exclude));
   }
 }

@@ -1,38 +1,109 @@
 package io.infera.router.routing;
 
 /**
- * Every way a request can fail in the router, each mapped to one HTTP status and OpenAI error type
- * by the HTTP layer (and nowhere else).
+ * Every way a request can fail in the router. Each failure carries its {@link Kind}; the HTTP layer
+ * maps kinds to statuses and OpenAI error types in one exhaustive switch (and nowhere else), so a
+ * new kind cannot silently become a 500.
  */
 public sealed interface RoutingFailure {
+
+  /** What went wrong, one constant per failure record. */
+  enum Kind {
+    /** Malformed JSON or missing/invalid fields. */
+    BAD_REQUEST,
+    /** Body above {@code limits.maxBodyBytes}. */
+    TOO_LARGE,
+    /** A model this router does not serve. */
+    UNKNOWN_MODEL,
+    /** Unknown path or method. */
+    NOT_FOUND,
+    /** No routable worker. */
+    NO_WORKER,
+    /** The router is shutting down. */
+    SHUTTING_DOWN,
+    /** The worker(s) failed before the first byte, retries exhausted. */
+    UPSTREAM_FAILED,
+    /** The worker did not answer in time. */
+    UPSTREAM_TIMEOUT,
+    /** A bug (logged with the request id). */
+    INTERNAL
+  }
+
+  /** Which failure this is. */
+  Kind kind();
 
   /** Human-readable message for the client. */
   String message();
 
   /** Malformed JSON or missing/invalid fields: 400. */
-  record BadRequest(String message, String param) implements RoutingFailure {}
+  record BadRequest(String message, String param) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.BAD_REQUEST;
+    }
+  }
 
   /** Body above {@code limits.maxBodyBytes}: 413. */
-  record TooLarge(String message) implements RoutingFailure {}
+  record TooLarge(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.TOO_LARGE;
+    }
+  }
 
   /** A model this router does not serve: 404. */
-  record UnknownModel(String message) implements RoutingFailure {}
+  record UnknownModel(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.UNKNOWN_MODEL;
+    }
+  }
 
-  /** No routable worker (the message names the pool/role): 503. */
-  record NoWorker(String message) implements RoutingFailure {}
+  /** No routable worker (the message names the pool/role and why each worker is out): 503. */
+  record NoWorker(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.NO_WORKER;
+    }
+  }
 
   /** The worker(s) failed before the first byte, retries exhausted: 502. */
-  record UpstreamFailed(String message) implements RoutingFailure {}
+  record UpstreamFailed(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.UPSTREAM_FAILED;
+    }
+  }
 
   /** The worker did not answer in time: 504. */
-  record UpstreamTimeout(String message) implements RoutingFailure {}
+  record UpstreamTimeout(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.UPSTREAM_TIMEOUT;
+    }
+  }
 
   /** The router is shutting down: 503. */
-  record ShuttingDown(String message) implements RoutingFailure {}
+  record ShuttingDown(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.SHUTTING_DOWN;
+    }
+  }
 
-  /** Unknown path or method: 404 / 405. */
-  record NotFound(String message) implements RoutingFailure {}
+  /** Unknown path or method: 404. */
+  record NotFound(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.NOT_FOUND;
+    }
+  }
 
   /** A bug: 500 (logged with the request id). */
-  record Internal(String message) implements RoutingFailure {}
+  record Internal(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.INTERNAL;
+    }
+  }
 }

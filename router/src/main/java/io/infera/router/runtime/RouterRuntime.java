@@ -17,7 +17,10 @@ import io.infera.router.policy.SharedLoad;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
+import io.infera.router.routing.RoutingMetrics;
 import io.infera.router.tokenize.PromptTokenizer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,9 +31,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router's core, assembled from a config: tokenizer, index and its writer, event transport,
- * discovery (+ health checks), fleet, load tracker, request router and metrics. No HTTP here;
- * {@code io.infera.router.http.RouterServer} serves it.
+ * The composition root: the router's core assembled from a config — tokenizer, index and its
+ * writer, event transport, discovery (+ health checks), fleet, load tracker, request router — and
+ * the meter registry every component binds its meters to. No HTTP here; {@code
+ * io.infera.router.http.RouterServer} serves it.
  */
 public final class RouterRuntime implements AutoCloseable {
 
@@ -52,7 +56,11 @@ public final class RouterRuntime implements AutoCloseable {
   }
 
   private final RouterConfig config;
-  private final RouterMetrics metrics = new RouterMetrics();
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final RouterMetrics metrics = new RouterMetrics(registry);
+  private final RoutingMetrics routingMetrics = new RoutingMetrics();
+  private final WorkerMeters workerMeters;
   private final PromptTokenizer tokenizer;
   private final PrefixIndex index;
   private final EventIngest ingest;
@@ -75,7 +83,9 @@ public final class RouterRuntime implements AutoCloseable {
     this.tokenizer = parts.tokenizer(config);
     this.ownsTokenizer = parts.ownsTokenizer();
     this.index = new PrefixIndex(config.pageSize());
-    this.metrics.bindIndex(index);
+    new IndexMeters(index).bindTo(registry);
+    routingMetrics.bindTo(registry);
+    this.workerMeters = new WorkerMeters(registry, index, load);
     this.ingest = new EventIngest(index, metrics, 100_000).start();
     this.approx = new ApproxPrefixIndex(120_000, 200_000, System::currentTimeMillis);
     RouterConfig.Limits lim = config.limits();
@@ -85,7 +95,7 @@ public final class RouterRuntime implements AutoCloseable {
             lim.breakerCooldownMs(),
             lim.breakerMaxCooldownMs(),
             System::currentTimeMillis);
-    this.router = new RequestRouter(fleet, index, load, config.policy(), approx, metrics);
+    this.router = new RequestRouter(fleet, index, load, config.policy(), approx, routingMetrics);
     // With NATS, replicas share their in-flight load so N routers do not herd onto one worker.
     this.sharedLoad =
         config.events().transport() == RouterConfig.Transport.NATS
@@ -100,7 +110,7 @@ public final class RouterRuntime implements AutoCloseable {
       metrics.bindSharedLoad(sharedLoad);
       router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
     }
-    this.analyzer = new RequestAnalyzer(config, tokenizer, metrics);
+    this.analyzer = new RequestAnalyzer(config, tokenizer, routingMetrics);
     this.transport = parts.transport(config);
     if (transport instanceof io.infera.router.events.ZmqTransport z) {
       metrics.bindZmq(z);
@@ -136,11 +146,13 @@ public final class RouterRuntime implements AutoCloseable {
     for (WorkerId gone : change.removed()) {
       load.forget(gone);
       approx.forget(gone);
-      metrics.unbindWorker(gone);
+      workerMeters.unbind(gone);
+      metrics.forgetEventLag(gone);
     }
     for (WorkerInfo w : change.added()) {
       Fleet.Member m = fleet.member(w.id());
-      metrics.bindWorker(w.id(), index, load, m.breaker(), () -> ingest.applied(w.id()));
+      workerMeters.bind(
+          w.id(), m.breaker(), () -> ingest.applied(w.id()), metrics.eventLagCell(w.id()));
     }
     if (!change.added().isEmpty() || !change.removed().isEmpty()) {
       log.info(
@@ -160,9 +172,7 @@ public final class RouterRuntime implements AutoCloseable {
     if (!discovery.synced() || !fleet.synced()) {
       reasons.add("discovery (" + discovery.name() + ") has not synced");
     }
-    if (!router.canRoute()) {
-      reasons.add("no routable worker (mixed, or prefill and decode)");
-    }
+    router.notRoutableReason().ifPresent(reasons::add);
     // Latched: once the event plane was warm, a new worker joining does not flap readiness.
     if (!eventsWarm) {
       eventsWarm = transport.warm();
@@ -190,8 +200,24 @@ public final class RouterRuntime implements AutoCloseable {
     return config;
   }
 
+  /** The event plane's meters and per-worker event lag. */
   public RouterMetrics metrics() {
     return metrics;
+  }
+
+  /** The registry every component's meters are bound to. */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Prometheus text exposition of every meter. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  /** The request path's decision meters (hit ratio, tokenize failures). */
+  public RoutingMetrics routingMetrics() {
+    return routingMetrics;
   }
 
   public PromptTokenizer tokenizer() {

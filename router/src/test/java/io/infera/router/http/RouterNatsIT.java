@@ -109,7 +109,7 @@ class RouterNatsIT {
 
   /** Production transport ({@code DefaultParts}) or test-tuned one, and the given discovery. */
   private RouterRuntime.Parts parts(Discovery discovery, boolean testTuned) {
-    var production = new io.infera.router.cli.ServeCommand.DefaultParts();
+    var production = new io.infera.router.runtime.DefaultParts();
     return new RouterRuntime.Parts() {
       @Override
       public Discovery discovery(RouterConfig c) {

@@ -3,7 +3,6 @@ package io.infera.router.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.infera.router.cli.ServeCommand;
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
@@ -54,7 +53,7 @@ class RouterZmqIT {
             + pubB.replayEndpoint()
             + "'}\n";
     RouterConfig cfg = ConfigLoader.parse(yaml);
-    ServeCommand.DefaultParts production = new ServeCommand.DefaultParts();
+    io.infera.router.runtime.DefaultParts production = new io.infera.router.runtime.DefaultParts();
     RouterRuntime.Parts parts =
         new RouterRuntime.Parts() {
           @Override

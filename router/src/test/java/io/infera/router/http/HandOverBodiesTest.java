@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The request bodies of the disaggregated hand-overs, and bad prefill answers. */
-class DisaggregatedBodiesTest {
+class HandOverBodiesTest {
 
   private static final Map<String, Object> REQ = request();
 
@@ -33,7 +33,7 @@ class DisaggregatedBodiesTest {
 
   @Test
   void sglangGetsTheBootstrapFieldsAndKeepsEverythingElse() throws Exception {
-    Map<?, ?> out = parse(ProxyHandler.withBootstrap(REQ, "10.0.0.7", 8998, 42L));
+    Map<?, ?> out = parse(HandOverBodies.sglangBootstrap(REQ, "10.0.0.7", 8998, 42L));
     assertThat(out.get("bootstrap_host")).isEqualTo("10.0.0.7");
     assertThat(out.get("bootstrap_port")).isEqualTo(8998L);
     assertThat(out.get("bootstrap_room")).isEqualTo(42L);
@@ -43,14 +43,14 @@ class DisaggregatedBodiesTest {
 
   @Test
   void vllmPrefillIsOneTokenWithoutStreamAndDecodeGetsTheKvParams() throws Exception {
-    Map<?, ?> p = parse(ProxyHandler.vllmPrefillBody(REQ));
+    Map<?, ?> p = parse(HandOverBodies.vllmPrefill(REQ));
     assertThat(p.get("max_tokens")).isEqualTo(1L);
     assertThat(p.get("max_completion_tokens")).isEqualTo(1L);
     assertThat(p.get("stream")).isEqualTo(false);
     assertThat(p.containsKey("stream_options")).isFalse();
     String answer = "{\"choices\":[],\"kv_transfer_params\":{\"remote_engine_id\":\"e1\"}}";
     Map<?, ?> d =
-        parse(ProxyHandler.vllmDecodeBody(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0"));
+        parse(HandOverBodies.vllmDecode(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0"));
     assertThat(d.get("max_tokens")).isEqualTo(9L);
     assertThat(d.get("stream")).isEqualTo(true);
     assertThat(((Map<?, ?>) d.get("kv_transfer_params")).get("remote_engine_id")).isEqualTo("e1");
@@ -70,15 +70,15 @@ class DisaggregatedBodiesTest {
       })
   void aPrefillAnswerWithoutKvParamsIsAClearError(String answer) {
     assertThatThrownBy(
-            () -> ProxyHandler.vllmDecodeBody(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0"))
+            () -> HandOverBodies.vllmDecode(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("prefill worker p0 ");
   }
 
   @Test
   void theClientsBodyIsNotChanged() {
-    ProxyHandler.vllmPrefillBody(REQ);
-    ProxyHandler.withBootstrap(REQ, "h", 1, 1);
+    HandOverBodies.vllmPrefill(REQ);
+    HandOverBodies.sglangBootstrap(REQ, "h", 1, 1);
     assertThat(REQ.get("max_tokens")).isEqualTo(9L);
     assertThat(REQ).doesNotContainKey("bootstrap_room");
   }

@@ -1,0 +1,242 @@
+package io.infera.router.http;
+
+import io.infera.router.routing.RequestRouter;
+import io.infera.router.routing.RoutePlan;
+import io.infera.router.routing.RoutingFailure;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.http.HttpClientResponse;
+import java.net.URI;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A request on a disaggregated fleet: a prefill worker chosen for its cache and a decode worker,
+ * joined by the engine's KV hand-over (docs/routing.md, "Prefill/decode hand-over"). SGLang: the
+ * same request with the prefill server's bootstrap address and a fresh room goes to both at once;
+ * the decode worker pulls the KV and answers the client. vLLM: a one-token prefill first, then its
+ * {@code kv_transfer_params} go with the request to the decode worker. The client always gets one
+ * answer; a failing half fails the request instead of leaving the other waiting. Bodies are built
+ * on the worker pool (large JSON is not event-loop work).
+ */
+final class DisaggregatedDispatch {
+
+  private static final Logger log = LoggerFactory.getLogger(DisaggregatedDispatch.class);
+
+  /** Largest prefill answer read for its {@code kv_transfer_params} (a one-token completion). */
+  static final int MAX_PREFILL_ANSWER_BYTES = 1 << 20;
+
+  private final Upstream upstream;
+  private final WorkerExecutor pool;
+
+  DisaggregatedDispatch(Upstream upstream, WorkerExecutor pool) {
+    this.upstream = upstream;
+    this.pool = pool;
+  }
+
+  void start(Exchange ex, RequestRouter.Pick.Pair pair) {
+    Attempt prefill = new Attempt(pair.prefill());
+    Attempt decode = new Attempt(pair.decode());
+    ex.main = decode;
+    ex.prefill = prefill;
+    String engine = pair.prefill().worker().info().engine();
+    String decodeEngine = pair.decode().worker().info().engine();
+    if (!engine.equals(decodeEngine) || !(engine.equals("sglang") || engine.equals("vllm"))) {
+      ex.fail(
+          new RoutingFailure.NoWorker(
+              "prefill/decode pools of engine "
+                  + engine
+                  + " and "
+                  + decodeEngine
+                  + " have no KV hand-over this router knows (SGLang's bootstrap, vLLM's"
+                  + " kv_transfer_params); use mixed pools"));
+      return;
+    }
+    if (engine.equals("vllm")) {
+      vllm(ex, prefill, decode);
+    } else {
+      sglang(ex, prefill, decode);
+    }
+  }
+
+  private void sglang(Exchange ex, Attempt prefill, Attempt decode) {
+    String host = URI.create(prefill.plan().worker().info().url()).getHost();
+    long room = ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+    pool.executeBlocking(
+            () ->
+                HandOverBodies.sglangBootstrap(
+                    ex.analyzed.body(), host, HandOverBodies.SGLANG_BOOTSTRAP_PORT, room),
+            false)
+        .onComplete(
+            ar -> {
+              if (ex.clientGone) {
+                return;
+              }
+              if (ar.failed()) {
+                ex.fail(new RoutingFailure.Internal("internal error preparing the request"));
+                return;
+              }
+              sglangBoth(ex, prefill, decode, ar.result(), room);
+            });
+  }
+
+  private void sglangBoth(Exchange ex, Attempt prefill, Attempt decode, byte[] body, long room) {
+    RoutePlan p = prefill.plan();
+    log.debug(
+        "route pair request_id={} prefill={} decode={} blocks={} prefill_hits={} room={}",
+        ex.requestId,
+        prefill.worker(),
+        decode.worker(),
+        p.decision().requestBlocks(),
+        p.hitBlocks(),
+        room);
+    upstream
+        .send(ex, prefill, body, req -> ex.prefillUpstream = req)
+        .onComplete(
+            ar -> {
+              if (ar.succeeded() && ar.result().statusCode() < 500) {
+                prefill.answered(ar.result().statusCode());
+                HttpClientResponse resp = ar.result();
+                // Its answer is not the client's: read it away, closing the attempt at its end
+                // or when the connection breaks halfway.
+                resp.endHandler(v -> prefill.close());
+                resp.exceptionHandler(e -> prefill.close());
+                resp.handler(buf -> {});
+                resp.resume();
+                return;
+              }
+              prefill.close();
+              if (ex.clientGone) {
+                return;
+              }
+              prefill.failed();
+              String why =
+                  ar.failed() ? ar.cause().toString() : "answered " + ar.result().statusCode();
+              if (ar.succeeded()) {
+                Upstream.drain(ar.result());
+              }
+              log.info(
+                  "prefill failure request_id={} worker={} error={}",
+                  ex.requestId,
+                  prefill.worker(),
+                  why);
+              // The decode worker would wait for KV that never comes: fail now, unless it has
+              // already begun answering (then its own error reaches the client).
+              if (!ex.responding && !ex.finished) {
+                ex.fail(
+                    new RoutingFailure.UpstreamFailed(
+                        "prefill worker " + prefill.worker() + " " + why));
+                if (ex.upstream != null) {
+                  ex.upstream.reset();
+                }
+              }
+            });
+    sendDecode(ex, decode, body);
+  }
+
+  private void vllm(Exchange ex, Attempt prefill, Attempt decode) {
+    String pid = prefill.worker();
+    pool.executeBlocking(() -> HandOverBodies.vllmPrefill(ex.analyzed.body()), false)
+        .compose(body -> upstream.send(ex, prefill, body, req -> ex.prefillUpstream = req))
+        .onComplete(
+            ar -> {
+              if (ex.clientGone) {
+                prefill.close();
+                if (ar.succeeded()) {
+                  Upstream.drain(ar.result());
+                }
+                return;
+              }
+              if (ar.failed()) {
+                prefill.close();
+                prefill.failed();
+                ex.fail(
+                    new RoutingFailure.UpstreamFailed(
+                        "prefill worker " + pid + " failed before responding: " + ar.cause()));
+                return;
+              }
+              HttpClientResponse resp = ar.result();
+              prefill.answered(resp.statusCode());
+              if (resp.statusCode() >= 400) {
+                // The engine's own error (e.g. 400 for a bad request) is the client's answer.
+                decode.close();
+                ex.main = prefill;
+                ex.prefill = null;
+                upstream.forward(ex, prefill, resp);
+                return;
+              }
+              String length = resp.getHeader("content-length");
+              if (length != null && parseLong(length) > MAX_PREFILL_ANSWER_BYTES) {
+                resp.request().reset();
+                prefill.close();
+                ex.fail(
+                    new RoutingFailure.UpstreamFailed(
+                        "prefill worker "
+                            + pid
+                            + " answered more than "
+                            + MAX_PREFILL_ANSWER_BYTES
+                            + " bytes"));
+                return;
+              }
+              resp.body()
+                  .andThen(b -> prefill.close())
+                  .compose(
+                      buf ->
+                          pool.executeBlocking(
+                              () ->
+                                  HandOverBodies.vllmDecode(
+                                      ex.analyzed.body(), buf.getBytes(), pid),
+                              false))
+                  .onComplete(
+                      d -> {
+                        if (ex.clientGone || ex.finished) {
+                          return;
+                        }
+                        if (d.failed()) {
+                          ex.fail(new RoutingFailure.UpstreamFailed(d.cause().getMessage()));
+                          return;
+                        }
+                        sendDecode(ex, decode, d.result());
+                      });
+            });
+  }
+
+  /** Sends the decode half and forwards its answer to the client. */
+  private void sendDecode(Exchange ex, Attempt decode, byte[] body) {
+    upstream
+        .send(ex, decode, body, req -> ex.upstream = req)
+        .onComplete(
+            ar -> {
+              if (ex.clientGone || ex.finished) {
+                if (ar.succeeded()) {
+                  Upstream.drain(ar.result());
+                }
+                return;
+              }
+              if (ar.failed()) {
+                decode.failed();
+                ex.fail(
+                    new RoutingFailure.UpstreamFailed(
+                        "decode worker "
+                            + decode.worker()
+                            + " failed before responding: "
+                            + ar.cause()));
+                if (ex.prefillUpstream != null) {
+                  ex.prefillUpstream.reset();
+                }
+                return;
+              }
+              HttpClientResponse resp = ar.result();
+              decode.answered(resp.statusCode());
+              upstream.forward(ex, decode, resp);
+            });
+  }
+
+  private static long parseLong(String s) {
+    try {
+      return Long.parseLong(s.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+}

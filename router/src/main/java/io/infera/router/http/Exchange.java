@@ -1,0 +1,91 @@
+package io.infera.router.http;
+
+import io.infera.router.kv.WorkerId;
+import io.infera.router.routing.RequestAnalyzer.Analyzed;
+import io.infera.router.routing.RequestAnalyzer.Endpoint;
+import io.infera.router.routing.RoutingFailure;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.ext.web.RoutingContext;
+import java.util.HashSet;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client request across its attempts: what the proxy knows of it and the one way it ends
+ * ({@link #finish}, reached by completion, failure and client disconnect alike). Confined to the
+ * request's event-loop context.
+ */
+final class Exchange {
+
+  private static final Logger log = LoggerFactory.getLogger(Exchange.class);
+
+  final RoutingContext ctx;
+  final String requestId;
+  final Endpoint endpoint;
+  final byte[] body;
+  final long start = System.nanoTime();
+  final Set<WorkerId> tried = new HashSet<>();
+  private final ProxyMetrics metrics;
+  Analyzed analyzed;
+
+  /** The attempt whose answer the client gets. */
+  Attempt main;
+
+  /** Disaggregated: the prefill half, whose answer is read away (it ends itself). */
+  Attempt prefill;
+
+  HttpClientRequest upstream;
+  HttpClientRequest prefillUpstream;
+  RoutingFailure lastUpstreamFailure;
+  boolean responding;
+  boolean clientGone;
+  boolean finished;
+
+  Exchange(
+      RoutingContext ctx, String requestId, Endpoint endpoint, byte[] body, ProxyMetrics metrics) {
+    this.ctx = ctx;
+    this.requestId = requestId;
+    this.endpoint = endpoint;
+    this.body = body;
+    this.metrics = metrics;
+  }
+
+  /** The client closed the connection: stop the upstream requests and end here. */
+  void clientGone() {
+    if (finished) {
+      return;
+    }
+    clientGone = true;
+    if (upstream != null) {
+      upstream.reset();
+    }
+    if (prefillUpstream != null) {
+      prefillUpstream.reset();
+    }
+    finish("client_closed");
+  }
+
+  /** Ends the request once: closes its attempts and counts it. */
+  void finish(String status) {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    if (main != null) {
+      main.close();
+    }
+    if (prefill != null && clientGone) {
+      prefill.close(); // otherwise it closes when the prefill answer ends
+    }
+    String worker = main == null ? null : main.worker();
+    metrics.request(status, worker, System.nanoTime() - start);
+    log.debug("done request_id={} status={} worker={}", requestId, status, worker);
+  }
+
+  /** Answers the client with {@code f} (unless the response has begun) and ends the request. */
+  void fail(RoutingFailure f) {
+    ErrorResponses.send(ctx.response(), f, requestId);
+    finish(Integer.toString(ErrorResponses.status(f)));
+  }
+}

@@ -1,0 +1,63 @@
+package io.infera.router.http;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Duration;
+
+/**
+ * The proxy's meters: requests by status and worker, request duration, the workers' time to first
+ * byte, and retries. Recorded into a private composite that {@link #bindTo} connects to the
+ * router's registry. Thread-safe.
+ */
+public final class ProxyMetrics implements MeterBinder {
+
+  private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
+  private final Counter retries;
+
+  public ProxyMetrics() {
+    retries =
+        Counter.builder("infera.upstream.retries")
+            .description(
+                "attempts repeated on another worker after a failure before the first byte")
+            .register(meters);
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    meters.add(registry);
+  }
+
+  /**
+   * One client request ended.
+   *
+   * @param status the HTTP status sent, or {@code client_closed} / {@code upstream_broken}
+   * @param worker the worker that answered, or null
+   */
+  void request(String status, String worker, long durationNanos) {
+    Counter.builder("infera.requests")
+        .tags("status", status, "worker", worker == null ? "none" : worker)
+        .register(meters)
+        .increment();
+    Timer.builder("infera.request.duration")
+        .tags("status", status)
+        .register(meters)
+        .record(Duration.ofNanos(durationNanos));
+  }
+
+  /** A worker's response headers arrived {@code nanos} after the request was sent. */
+  void firstByte(String worker, long nanos) {
+    Timer.builder("infera.upstream.ttfb")
+        .description("time to the worker's first response byte")
+        .tags("worker", worker)
+        .register(meters)
+        .record(Duration.ofNanos(nanos));
+  }
+
+  /** An attempt is repeated on another worker. */
+  void retry() {
+    retries.increment();
+  }
+}

@@ -1,0 +1,161 @@
+package io.infera.router.http;
+
+import io.infera.router.config.RouterConfig;
+import io.infera.router.routing.RoutingFailure;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy's two wire steps: sending a body to a worker with the client's end-to-end headers, and
+ * streaming a worker's answer back to the client unchanged, with backpressure (never aggregated,
+ * never re-framed). Event-loop only; nothing here blocks.
+ */
+final class Upstream {
+
+  private static final Logger log = LoggerFactory.getLogger(Upstream.class);
+
+  /** Headers that belong to one connection, never forwarded either way. */
+  static final Set<String> HOP_BY_HOP =
+      Set.of(
+          "connection",
+          "keep-alive",
+          "proxy-authenticate",
+          "proxy-authorization",
+          "te",
+          "trailer",
+          "transfer-encoding",
+          "upgrade",
+          "host",
+          "content-length");
+
+  private final HttpClient client;
+  private final RouterConfig.Limits limits;
+  private final ProxyMetrics metrics;
+
+  Upstream(HttpClient client, RouterConfig.Limits limits, ProxyMetrics metrics) {
+    this.client = client;
+    this.limits = limits;
+    this.metrics = metrics;
+  }
+
+  /**
+   * Sends {@code body} to {@code attempt}'s worker at the exchange's endpoint, with the client's
+   * headers, the request id and (for a data-parallel worker) the rank that caches the most.
+   *
+   * @param started receives the request once it exists, so a client disconnect can reset it
+   * @return the worker's response head (time to it is recorded as the worker's first byte)
+   */
+  Future<HttpClientResponse> send(
+      Exchange ex, Attempt attempt, byte[] body, Consumer<HttpClientRequest> started) {
+    RequestOptions opts =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(attempt.plan().worker().info().url() + ex.endpoint.path())
+            .setConnectTimeout(limits.connectTimeoutMs())
+            .setIdleTimeout(limits.firstByteTimeoutMs());
+    MultiMap in = ex.ctx.request().headers();
+    for (var h : in) {
+      if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+        opts.addHeader(h.getKey(), h.getValue());
+      }
+    }
+    opts.putHeader("x-request-id", ex.requestId);
+    if (attempt.plan().worker().info().dpSize() > 1) {
+      opts.putHeader("X-data-parallel-rank", Integer.toString(attempt.plan().dpRank()));
+    }
+    attempt.sent();
+    long sentAt = System.nanoTime();
+    return client
+        .request(opts)
+        .compose(
+            req -> {
+              started.accept(req);
+              if (ex.clientGone) {
+                req.reset();
+              }
+              return req.send(Buffer.buffer(body));
+            })
+        .onSuccess(resp -> metrics.firstByte(attempt.worker(), System.nanoTime() - sentAt));
+  }
+
+  /**
+   * Streams {@code resp} to the client as {@code attempt}'s answer and ends the exchange when it
+   * ends. A stream that breaks after the first byte is reported (an SSE error event, or a reset),
+   * never retried.
+   */
+  void forward(Exchange ex, Attempt attempt, HttpClientResponse resp) {
+    HttpServerResponse out = ex.ctx.response();
+    out.setStatusCode(resp.statusCode());
+    for (var h : resp.headers()) {
+      if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+        out.headers().add(h.getKey(), h.getValue());
+      }
+    }
+    String length = resp.getHeader("content-length");
+    if (length != null) {
+      out.putHeader("content-length", length);
+    } else {
+      out.setChunked(true);
+    }
+    out.putHeader("x-request-id", ex.requestId);
+    out.putHeader("x-infera-worker", attempt.worker());
+    Attempt cache = ex.prefill != null ? ex.prefill : attempt;
+    out.putHeader("x-infera-cache-hit-blocks", Integer.toString(cache.plan().hitBlocks()));
+    if (ex.prefill != null) {
+      out.putHeader("x-infera-prefill-worker", ex.prefill.worker());
+    }
+    ex.responding = true;
+    boolean sse =
+        String.valueOf(resp.getHeader("content-type"))
+            .toLowerCase(Locale.ROOT)
+            .startsWith("text/event-stream");
+    resp.pipe()
+        .endOnFailure(false)
+        .to(out)
+        .onComplete(
+            ar -> {
+              if (ar.succeeded()) {
+                ex.finish(Integer.toString(resp.statusCode()));
+                return;
+              }
+              log.info(
+                  "stream broke request_id={} worker={} error={}",
+                  ex.requestId,
+                  attempt.worker(),
+                  ar.cause().toString());
+              if (!ex.clientGone && !out.ended() && !out.closed()) {
+                if (sse) {
+                  out.end(
+                      "data: "
+                          + ErrorResponses.body(
+                              new RoutingFailure.UpstreamFailed(
+                                  "worker " + attempt.worker() + " broke the stream"))
+                          + "\n\n");
+                } else {
+                  out.reset();
+                }
+              }
+              attempt.failed();
+              ex.finish("upstream_broken");
+            });
+  }
+
+  /** Reads an answer away unseen, so its pooled connection stays usable. */
+  static void drain(HttpClientResponse resp) {
+    resp.exceptionHandler(e -> {});
+    resp.handler(buf -> {});
+    resp.resume();
+  }
+}

@@ -1,0 +1,43 @@
+package io.infera.router.runtime;
+
+import io.infera.router.config.RouterConfig;
+import io.infera.router.discovery.Discovery;
+import io.infera.router.discovery.KubernetesDiscovery;
+import io.infera.router.discovery.StaticDiscovery;
+import io.infera.router.events.EventTransport;
+import io.infera.router.events.InprocBus;
+import io.infera.router.events.InprocTransport;
+import io.infera.router.events.NatsTransport;
+import io.infera.router.events.ZmqTransport;
+import io.infera.router.tokenize.PromptTokenizer;
+import io.infera.router.tokenize.TokenizerException;
+
+/** The production parts: discovery, transport and tokenizer as the config says. */
+public final class DefaultParts implements RouterRuntime.Parts {
+  @Override
+  public Discovery discovery(RouterConfig config) {
+    return switch (config.discovery().backend()) {
+      case STATIC -> new StaticDiscovery(config.discovery().workers());
+      case KUBERNETES -> KubernetesDiscovery.create(config.discovery());
+    };
+  }
+
+  @Override
+  public EventTransport transport(RouterConfig config) {
+    return switch (config.events().transport()) {
+      case ZMQ -> new ZmqTransport();
+      case INPROC -> new InprocTransport(InprocBus.named(config.events().inprocBus()));
+      case NATS -> new NatsTransport(config.events().nats(), config.pageSize());
+    };
+  }
+
+  @Override
+  public PromptTokenizer tokenizer(RouterConfig config) throws TokenizerException {
+    if (config.tokenizer().mode() == RouterConfig.TokenizerMode.ENGINE) {
+      return null;
+    }
+    return PromptTokenizer.load(
+        config.tokenizer().path(),
+        PromptTokenizer.Options.defaults().withPrefixReuse(config.tokenizer().prefixReuse()));
+  }
+}

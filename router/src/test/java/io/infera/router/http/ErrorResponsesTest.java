@@ -1,0 +1,72 @@
+package io.infera.router.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.infera.router.json.Json;
+import io.infera.router.routing.RoutingFailure;
+import java.lang.reflect.RecordComponent;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ErrorResponsesTest {
+
+  static Stream<Arguments> failures() {
+    return Stream.of(
+        Arguments.of(
+            new RoutingFailure.BadRequest("bad", "prompt"), 400, "invalid_request_error", null),
+        Arguments.of(
+            new RoutingFailure.TooLarge("big"), 413, "invalid_request_error", "request_too_large"),
+        Arguments.of(
+            new RoutingFailure.UnknownModel("m"), 404, "invalid_request_error", "model_not_found"),
+        Arguments.of(new RoutingFailure.NotFound("p"), 404, "invalid_request_error", "not_found"),
+        Arguments.of(
+            new RoutingFailure.NoWorker("none"), 503, "service_unavailable", "no_routable_worker"),
+        Arguments.of(
+            new RoutingFailure.ShuttingDown("bye"), 503, "service_unavailable", "shutting_down"),
+        Arguments.of(
+            new RoutingFailure.UpstreamFailed("x"), 502, "upstream_error", "worker_failed"),
+        Arguments.of(
+            new RoutingFailure.UpstreamTimeout("t"), 504, "upstream_error", "worker_timeout"),
+        Arguments.of(new RoutingFailure.Internal("bug"), 500, "server_error", "internal_error"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("failures")
+  void eachFailureHasItsStatusTypeAndCode(RoutingFailure f, int status, String type, String code)
+      throws Exception {
+    assertThat(ErrorResponses.status(f)).isEqualTo(status);
+    Map<?, ?> err = (Map<?, ?>) ((Map<?, ?>) Json.parse(ErrorResponses.body(f))).get("error");
+    assertThat(err.keySet().stream().map(String::valueOf).toList())
+        .containsExactly("message", "param", "type", "code");
+    assertThat(err.get("message")).isEqualTo(f.message());
+    assertThat(err.get("type")).isEqualTo(type);
+    assertThat(err.get("code")).isEqualTo(code);
+    assertThat(err.get("param"))
+        .isEqualTo(f instanceof RoutingFailure.BadRequest b ? b.param() : null);
+  }
+
+  @Test
+  void everyFailureRecordHasItsOwnKindAndTheTableCoversThemAll() throws Exception {
+    Set<RoutingFailure.Kind> seen = EnumSet.noneOf(RoutingFailure.Kind.class);
+    for (Class<?> c : RoutingFailure.class.getPermittedSubclasses()) {
+      RecordComponent[] parts = c.getRecordComponents();
+      Object[] args = new Object[parts.length];
+      Class<?>[] types = new Class<?>[parts.length];
+      for (int i = 0; i < parts.length; i++) {
+        types[i] = parts[i].getType();
+        args[i] = "x";
+      }
+      RoutingFailure f = (RoutingFailure) c.getDeclaredConstructor(types).newInstance(args);
+      assertThat(seen.add(f.kind())).as("kind of %s is unique", c.getSimpleName()).isTrue();
+    }
+    assertThat(seen).isEqualTo(EnumSet.allOf(RoutingFailure.Kind.class));
+    assertThat(failures().map(a -> ((RoutingFailure) a.get()[0]).kind()).toList())
+        .containsExactlyInAnyOrderElementsOf(seen);
+  }
+}

@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "events",
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     description = "Inspect engine KV-event payloads.",
     subcommands = {EventsCommand.Decode.class, CommandLine.HelpCommand.class})
 final class EventsCommand implements Runnable {

@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "hash",
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     description = {
       "Print the router's block hashes of a token sequence, one per line as 16-digit hex.",
       "Chained XXH3-64 over u64_le(parent) + u32_le(tokens) per full block; a trailing partial"

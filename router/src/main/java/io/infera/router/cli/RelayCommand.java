@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "relay",
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     description = {
       "Relay one engine's KV events from its ZMQ sockets to NATS JetStream (DESIGN.md §5):"
           + " verbatim, in order, gaps filled from the engine's replay socket, with snapshots of"

@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     description = {
       "Run the KV-cache-aware router: OpenAI-compatible HTTP in front of the engine workers.",
       "Settings come from a RouterConfig YAML (--config), environment variables and flags;"

@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "tokenize",
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     description = {
       "Render and tokenize a prompt exactly as the router does (and as vLLM does): a completion"
           + " prompt is encoded with the tokenizer's special tokens; chat messages are normalized"

@@ -136,11 +136,23 @@ public final class RouterServer implements AutoCloseable {
     return server
         .requestHandler(router)
         .listen()
+        .recover(e -> Future.failedFuture(bindFailure(listen.host(), listen.port(), e)))
         .map(
             s -> {
               log.info("router listening host={} port={}", listen.host(), s.actualPort());
               return s.actualPort();
             });
+  }
+
+  /** A bind failure that names the address and the setting behind it. */
+  static IllegalStateException bindFailure(String host, int port, Throwable cause) {
+    String what =
+        cause instanceof java.net.BindException
+                || String.valueOf(cause.getMessage()).contains("Address already in use")
+            ? "is already in use"
+            : "cannot be bound (" + cause.getMessage() + ")";
+    return new IllegalStateException(
+        "port " + port + " on " + host + " (HTTP, listen.port / --port) " + what, cause);
   }
 
   private void ready(RoutingContext ctx) {

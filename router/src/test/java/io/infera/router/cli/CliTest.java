@@ -26,6 +26,17 @@ class CliTest {
     return new Run(code, out.toString(), err.toString());
   }
 
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {"", "hash", "events", "tokenize", "serve", "relay"})
+  void everyCommandPrintsTheProgramAndItsProjectVersion(String sub) {
+    String expected = System.getProperty("project.version");
+    assertThat(expected).as("surefire passes project.version").isNotBlank();
+    Run r = sub.isEmpty() ? run("--version") : run(sub, "--version");
+    assertThat(r.code()).isZero();
+    assertThat(r.out().strip()).isEqualTo("infera-router " + expected);
+  }
+
   @Test
   void helpListsTheSubcommands() {
     Run r = run("--help");

@@ -42,6 +42,33 @@ class RouterBehaviourIT {
   }
 
   @Test
+  void aPortInUseIsNamedInTheStartError() throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      String yaml =
+          RouterHarness.yaml(List.of(), "    - {id: w0, url: 'http://127.0.0.1:9'}\n")
+              .replace("port: 0}", "port: " + port + "}");
+      var cfg = io.infera.router.config.ConfigLoader.parse(yaml);
+      try (var rt = io.infera.router.runtime.RouterRuntime.start(cfg, RouterHarness.testParts())) {
+        RouterServer server = new RouterServer(vertx, rt);
+        assertThatThrownBy(
+                () ->
+                    server
+                        .start()
+                        .toCompletionStage()
+                        .toCompletableFuture()
+                        .get(10, TimeUnit.SECONDS))
+            .hasRootCauseInstanceOf(java.net.BindException.class)
+            .cause()
+            .hasMessage(
+                "port " + port + " on 127.0.0.1 (HTTP, listen.port / --port) is already in use");
+        server.close();
+      }
+    }
+  }
+
+  @Test
   void gracefulShutdownLetsInFlightStreamsFinishAndRefusesNewWork() throws Exception {
     StubEngine e = new StubEngine(vertx, "slow");
     e.mode(StubEngine.Mode.SLOW_STREAM);

@@ -30,6 +30,10 @@ public final class InferaOperator implements Runnable {
   /** The configured command line (tests call {@code execute} on it). */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new InferaOperator());
+    // Subcommands do not inherit the version provider; without it their --version prints nothing.
+    cl.getSubcommands()
+        .values()
+        .forEach(sub -> sub.getCommandSpec().versionProvider(new Version()));
     cl.setExecutionExceptionHandler(
         (ex, cmd, parseResult) -> {
           // Last resort: a bug must not print a stack trace at the user.
@@ -39,7 +43,10 @@ public final class InferaOperator implements Runnable {
     return cl;
   }
 
-  /** {@code --version}: the operator's version (also the tag of Infera's images). */
+  /**
+   * {@code --version} of every command: {@code infera-operator <Maven project version>}, read from
+   * the filtered {@code version.properties} (the same from the shaded jar and the test classpath).
+   */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {

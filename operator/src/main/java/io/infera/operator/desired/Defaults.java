@@ -14,7 +14,7 @@ public final class Defaults {
 
   public static final int REPLAY_PORT = 5558;
 
-  /** ZMQ topic of KV events (DESIGN.md §4). */
+  /** ZMQ topic of KV events (docs/contracts.md, "KV-event wire formats"). */
   public static final String KV_EVENTS_TOPIC = "kv-events";
 
   /** Router HTTP port: the API, /health, /ready and /metrics. */

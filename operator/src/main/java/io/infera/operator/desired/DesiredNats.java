@@ -12,9 +12,10 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.infera.operator.desired.RenderInputs.NatsSettings;
 
 /**
- * The operator-deployed NATS server (DESIGN.md §5): a one-replica JetStream StatefulSet with a
- * persistent volume, its headless Service and a ConfigMap with the server configuration, all {@code
- * <idep>-nats}. Not built when {@code spec.nats.url} names an external server.
+ * The operator-deployed NATS server (docs/contracts.md, "NATS event plane"): a one-replica
+ * JetStream StatefulSet with a persistent volume, its headless Service and a ConfigMap with the
+ * server configuration, all {@code <idep>-nats}. Not built when {@code spec.nats.url} names an
+ * external server.
  */
 public final class DesiredNats {
 

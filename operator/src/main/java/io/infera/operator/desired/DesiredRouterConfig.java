@@ -16,9 +16,9 @@ import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The RouterConfig document (DESIGN.md §7) the router reads from its ConfigMap: the operator →
- * router contract. Only keys the router's {@code ConfigLoader} accepts; golden examples in {@code
- * config/router/}.
+ * The RouterConfig document (docs/contracts.md, "RouterConfig") the router reads from its
+ * ConfigMap: the operator → router contract. Only keys the router's {@code ConfigLoader} accepts;
+ * golden examples in {@code config/router/}.
  */
 public final class DesiredRouterConfig {
 
@@ -52,7 +52,7 @@ public final class DesiredRouterConfig {
     }
   }
 
-  /** The document as ordered maps (key order = the order of DESIGN.md §7). */
+  /** The document as ordered maps (key order as in docs/contracts.md, "RouterConfig"). */
   public static Map<String, Object> document(RenderInputs in) {
     RouterSettings r = in.router();
     Map<String, Object> doc = new LinkedHashMap<>();

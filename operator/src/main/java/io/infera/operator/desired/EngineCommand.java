@@ -20,9 +20,9 @@ import java.util.Set;
  * {@code args} do not contradict it.
  *
  * <p>One table of owned flags per engine and role drives both, so a flag the operator emits is
- * always one it defends: the page size (the one block size of the fleet, DESIGN.md §9.8), the
- * KV-event endpoints the relay reads, the port the router and probes use, the PD role and prefix
- * caching. A contradicting pool argument is refused, never silently overridden.
+ * always one it defends: the page size (the one block size of the fleet; docs/routing.md,
+ * "Pitfalls"), the KV-event endpoints the relay reads, the port the router and probes use, the PD
+ * role and prefix caching. A contradicting pool argument is refused, never silently overridden.
  *
  * @param command the container's {@code command}, or empty to keep the image's entrypoint
  * @param args the container's {@code args}: derived arguments, then the pool's own

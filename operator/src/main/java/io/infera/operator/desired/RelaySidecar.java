@@ -6,9 +6,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.List;
 
 /**
- * The relay sidecar of every worker pod ({@code infera-router relay}, DESIGN.md §5): reads the
- * engine's KV events from ZMQ on localhost and republishes them to NATS JetStream under the pod's
- * name.
+ * The relay sidecar of every worker pod ({@code infera-router relay}; docs/contracts.md, "NATS
+ * event plane"): reads the engine's KV events from ZMQ on localhost and republishes them to NATS
+ * JetStream under the pod's name.
  */
 public final class RelaySidecar {
 

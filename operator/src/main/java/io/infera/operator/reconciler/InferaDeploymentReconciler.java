@@ -1,6 +1,5 @@
 package io.infera.operator.reconciler;
 
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -10,10 +9,8 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.infera.operator.api.v1alpha1.Conditions;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentStatus;
-import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.dependent.DesiredChildren;
 import io.infera.operator.dependent.NatsDependents;
 import io.infera.operator.dependent.PoolDependents;
@@ -21,15 +18,11 @@ import io.infera.operator.dependent.RouterDependents;
 import io.infera.operator.desired.BuildResult;
 import io.infera.operator.desired.Defaults;
 import io.infera.operator.desired.DesiredFleet;
-import io.infera.operator.desired.Fleet;
-import io.infera.operator.desired.Labels;
-import io.infera.operator.desired.Names;
-import io.infera.operator.desired.RenderInputs.PoolSettings;
+import io.infera.operator.desired.RenderInputs;
+import io.infera.operator.status.ChildObserver;
 import io.infera.operator.status.Observation;
-import io.infera.operator.status.RouterFetch;
 import io.infera.operator.status.RouterStatusClient;
 import io.infera.operator.status.StatusAggregator;
-import io.infera.operator.status.WorkloadState;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -43,16 +36,15 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * Reconciles one InferaDeployment: validate and build (pure), apply through the workflow only when
- * valid, observe the workloads and the routers' view, and patch the status only when it changed.
+ * valid, hand the secondary resources to the status package (which observes them and aggregates the
+ * status), and patch the status only when it changed. JOSDK glue only: every decision about what is
+ * observed and what the status says lives in {@code status}.
  *
  * <p>An invalid spec (contradicting pool args, anything {@code SpecValidator} refuses) leaves every
  * child as it is: the workflow is not run, the status says {@code Degraded/InvalidSpec} and one
@@ -118,8 +110,6 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
   static final String NATS_SERVICE = "nats-service";
   static final String ROUTER_CONFIGMAP = "router-configmap";
 
-  private static final String NO_READY_ROUTER = "no router replica is ready";
-
   private final RouterStatusClient routers;
   private final EventRecorder events;
   private final Clock clock;
@@ -162,11 +152,11 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
   public UpdateControl<InferaDeployment> reconcile(
       InferaDeployment idep, Context<InferaDeployment> context) {
     BuildResult built = DesiredFleet.build(idep);
-    Fleet fleet = null;
+    Optional<RenderInputs> desired = Optional.empty();
     Observation.SpecOutcome outcome;
     if (built instanceof BuildResult.Built b) {
-      fleet = b.fleet();
-      DesiredChildren.put(context, fleet);
+      desired = Optional.of(b.fleet().inputs());
+      DesiredChildren.put(context, b.fleet());
       context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
       outcome = new Observation.Valid();
     } else {
@@ -174,10 +164,23 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
       outcome = new Observation.Invalid(invalid.reason(), invalid.message());
     }
 
-    Observation observed = observe(idep, context, fleet, outcome);
+    String name = idep.getMetadata().getName();
+    String ns = idep.getMetadata().getNamespace();
+    Long generation = idep.getMetadata().getGeneration();
+    Observation observed =
+        ChildObserver.observe(
+                name,
+                desired,
+                context.getSecondaryResources(Deployment.class),
+                context.getSecondaryResources(StatefulSet.class))
+            .observation(
+                generation == null ? 0 : generation,
+                outcome,
+                () -> routers.fetch(name, ns, Defaults.ROUTER_PORT));
     InferaDeploymentStatus previous = idep.getStatus();
     InferaDeploymentStatus next = StatusAggregator.aggregate(previous, observed, clock.instant());
-    if (outcome instanceof Observation.Invalid invalid && newlyRefused(previous, next)) {
+    if (outcome instanceof Observation.Invalid invalid
+        && StatusAggregator.degradedChanged(previous, next)) {
       events.warning(idep, invalid.reason(), invalid.message());
     }
     UpdateControl<InferaDeployment> control = UpdateControl.noUpdate();
@@ -192,23 +195,6 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
       }
     }
     return control.rescheduleAfter(resync);
-  }
-
-  /**
-   * The Degraded condition differs from the one already reported (reason, message or generation).
-   */
-  private static boolean newlyRefused(
-      InferaDeploymentStatus previous, InferaDeploymentStatus next) {
-    Condition now = StatusAggregator.find(next.getConditions(), Conditions.DEGRADED);
-    Condition before =
-        previous == null
-            ? null
-            : StatusAggregator.find(previous.getConditions(), Conditions.DEGRADED);
-    return before == null
-        || !Objects.equals(before.getStatus(), now.getStatus())
-        || !Objects.equals(before.getReason(), now.getReason())
-        || !Objects.equals(before.getMessage(), now.getMessage())
-        || !Objects.equals(before.getObservedGeneration(), now.getObservedGeneration());
   }
 
   /**
@@ -243,88 +229,5 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
     patch.setSpec(null);
     patch.setStatus(status);
     return patch;
-  }
-
-  private Observation observe(
-      InferaDeployment idep,
-      Context<InferaDeployment> context,
-      Fleet fleet,
-      Observation.SpecOutcome outcome) {
-    String name = idep.getMetadata().getName();
-    String ns = idep.getMetadata().getNamespace();
-    Map<String, Deployment> deployments = new TreeMap<>();
-    context
-        .getSecondaryResources(Deployment.class)
-        .forEach(d -> deployments.put(d.getMetadata().getName(), d));
-
-    String routerName = Names.router(name);
-    Deployment routerDeployment = deployments.get(routerName);
-    WorkloadState router =
-        routerDeployment != null
-            ? WorkloadState.of(routerDeployment)
-            : WorkloadState.missing(
-                routerName, fleet == null ? 0 : fleet.inputs().router().replicas());
-
-    Optional<WorkloadState> nats = Optional.empty();
-    Optional<StatefulSet> sts =
-        context.getSecondaryResources(StatefulSet.class).stream()
-            .filter(s -> s.getMetadata().getName().equals(Names.nats(name)))
-            .findFirst();
-    if (fleet == null || fleet.inputs().nats().deployed()) {
-      nats =
-          sts.map(WorkloadState::of)
-              .or(
-                  () ->
-                      fleet == null
-                          ? Optional.empty()
-                          : Optional.of(WorkloadState.missing(Names.nats(name), 1)));
-    }
-
-    List<Observation.Pool> pools = new ArrayList<>();
-    if (fleet != null) {
-      for (PoolSettings p : fleet.inputs().pools()) {
-        Deployment d = deployments.get(Names.pool(name, p.name()));
-        pools.add(
-            new Observation.Pool(
-                p.name(),
-                p.role(),
-                d != null
-                    ? WorkloadState.of(d)
-                    : WorkloadState.missing(Names.pool(name, p.name()), p.replicas())));
-      }
-    } else {
-      // Refused spec: report the pools as they run.
-      for (Deployment d : deployments.values()) {
-        Map<String, String> labels = d.getMetadata().getLabels();
-        if (labels != null && Labels.COMPONENT_WORKER.equals(labels.get(Labels.COMPONENT))) {
-          pools.add(
-              new Observation.Pool(
-                  labels.getOrDefault(Labels.POOL, d.getMetadata().getName()),
-                  role(labels.get(Labels.ROLE)),
-                  WorkloadState.of(d)));
-        }
-      }
-    }
-
-    RouterFetch view =
-        router.ready() > 0
-            ? routers.fetch(name, ns, Defaults.ROUTER_PORT)
-            : new RouterFetch.Unknown(NO_READY_ROUTER);
-    return new Observation(
-        idep.getMetadata().getGeneration() == null ? 0 : idep.getMetadata().getGeneration(),
-        outcome,
-        router,
-        nats,
-        pools,
-        view);
-  }
-
-  private static PoolRole role(String label) {
-    for (PoolRole r : PoolRole.values()) {
-      if (r.value().equals(label)) {
-        return r;
-      }
-    }
-    return null;
   }
 }

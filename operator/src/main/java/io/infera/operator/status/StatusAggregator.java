@@ -121,6 +121,25 @@ public final class StatusAggregator {
     return Objects.equals(x, y);
   }
 
+  /**
+   * Whether the Degraded condition of {@code next} differs from the one already reported in {@code
+   * previous} (status, reason, message or generation): a refusal that deserves a new Warning event,
+   * so that a refused spec records one event per generation and message, not one per resync.
+   *
+   * @param previous null before the first status write
+   */
+  public static boolean degradedChanged(
+      InferaDeploymentStatus previous, InferaDeploymentStatus next) {
+    Condition now = find(next.getConditions(), Conditions.DEGRADED);
+    Condition before =
+        previous == null ? null : find(previous.getConditions(), Conditions.DEGRADED);
+    return before == null
+        || !Objects.equals(before.getStatus(), now.getStatus())
+        || !Objects.equals(before.getReason(), now.getReason())
+        || !Objects.equals(before.getMessage(), now.getMessage())
+        || !Objects.equals(before.getObservedGeneration(), now.getObservedGeneration());
+  }
+
   /** The condition of {@code type}, or null. */
   public static Condition find(List<Condition> conditions, String type) {
     if (conditions == null) {

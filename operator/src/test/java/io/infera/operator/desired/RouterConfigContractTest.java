@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The RouterConfig the operator writes is the document of DESIGN.md §7: for the deployment the
- * golden file {@code config/router/kubernetes-nats.yaml} describes, the same document.
+ * The RouterConfig the operator writes is the document of (docs/contracts.md, "RouterConfig"): for
+ * the deployment the golden file {@code config/router/kubernetes-nats.yaml} describes, the same
+ * document.
  */
 class RouterConfigContractTest {
 

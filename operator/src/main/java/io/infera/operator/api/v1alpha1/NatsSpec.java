@@ -6,7 +6,10 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** The KV-event plane (DESIGN.md §5): an operator-deployed or external NATS JetStream. */
+/**
+ * The KV-event plane (docs/contracts.md, "NATS event plane"): an operator-deployed or external NATS
+ * JetStream.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = Rules.NATS_URL_OR_DEPLOY, message = Rules.NATS_URL_OR_DEPLOY_MESSAGE)
 public class NatsSpec {

@@ -2,7 +2,7 @@ package io.infera.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
-/** The router's worker-selection policy (DESIGN.md §6). */
+/** The router's worker-selection policy (docs/routing.md). */
 public enum RouterPolicy {
   @JsonProperty("kv-aware")
   KV_AWARE("kv-aware"),

@@ -6,13 +6,11 @@ import io.infera.router.config.RouterConfig;
 import io.infera.router.http.RouterServer;
 import io.infera.router.runtime.DefaultParts;
 import io.infera.router.runtime.RouterRuntime;
-import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -118,13 +116,12 @@ public final class ServeCommand implements Callable<Integer> {
           .println("infera-router serve: invalid configuration: " + e.getMessage());
       return 2;
     }
-    Vertx vertx = Vertx.vertx();
-    RouterRuntime rt;
-    RouterServer server;
+    RouterRuntime rt = null;
+    RouterServer server = null;
     try {
       rt = RouterRuntime.start(cfg, new DefaultParts());
-      server = new RouterServer(vertx, rt);
-      server.start().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      server = RouterServer.standalone(rt);
+      server.startAndWait(java.time.Duration.ofSeconds(30));
     } catch (Exception e) {
       Throwable cause =
           e.getCause() != null && e instanceof java.util.concurrent.ExecutionException
@@ -133,17 +130,23 @@ public final class ServeCommand implements Callable<Integer> {
       spec.commandLine()
           .getErr()
           .println("infera-router serve: cannot start: " + cause.getMessage());
-      vertx.close();
+      if (server != null) {
+        server.close();
+      }
+      if (rt != null) {
+        rt.close();
+      }
       return 1;
     }
+    RouterServer running = server;
+    RouterRuntime core = rt;
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  server.close();
-                  rt.close();
-                  vertx.close();
+                  running.close();
+                  core.close();
                   stopped.countDown();
                 },
                 "infera-shutdown"));

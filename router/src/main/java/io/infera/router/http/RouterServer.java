@@ -41,10 +41,21 @@ public final class RouterServer implements AutoCloseable {
   private final WorkerExecutor pool;
   private final ProxyHandler proxy;
   private final EngineTokenizer engineTokenizer;
+  private final boolean ownsVertx;
   private HttpServer server;
 
   public RouterServer(Vertx vertx, RouterRuntime rt) {
+    this(vertx, rt, false);
+  }
+
+  /** A server with a Vert.x instance of its own, closed with it (the {@code serve} command). */
+  public static RouterServer standalone(RouterRuntime rt) {
+    return new RouterServer(Vertx.vertx(), rt, true);
+  }
+
+  private RouterServer(Vertx vertx, RouterRuntime rt, boolean ownsVertx) {
     this.vertx = vertx;
+    this.ownsVertx = ownsVertx;
     this.rt = rt;
     var limits = rt.config().limits();
     this.client =
@@ -142,6 +153,22 @@ public final class RouterServer implements AutoCloseable {
               log.info("router listening host={} port={}", listen.host(), s.actualPort());
               return s.actualPort();
             });
+  }
+
+  /**
+   * {@link #start}, waiting up to {@code timeout} for the bound port (for callers outside Vert.x).
+   *
+   * @throws Exception the start failure (e.g. the port in use, named), or a timeout
+   */
+  public int startAndWait(java.time.Duration timeout) throws Exception {
+    try {
+      return start()
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
   }
 
   /** A bind failure that names the address and the setting behind it. */
@@ -260,7 +287,8 @@ public final class RouterServer implements AutoCloseable {
     long timeout = rt.config().limits().shutdownTimeoutMs();
     Future<Void> stopped =
         server == null ? Future.succeededFuture() : server.shutdown(timeout, TimeUnit.MILLISECONDS);
-    return stopped.eventually(() -> client.close()).eventually(() -> pool.close());
+    Future<Void> closed = stopped.eventually(() -> client.close()).eventually(() -> pool.close());
+    return ownsVertx ? closed.eventually(() -> vertx.close()) : closed;
   }
 
   @Override

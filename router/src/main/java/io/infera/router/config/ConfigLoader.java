@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -159,7 +158,7 @@ public final class ConfigLoader {
   // ------------------------------------------------------------------ typed parsing
 
   private static RouterConfig parse(Map<String, Object> root) throws ConfigException {
-    Node n = new Node("", root);
+    ConfigNode n = new ConfigNode("", root);
     n.only(
         "apiVersion",
         "kind",
@@ -187,7 +186,7 @@ public final class ConfigLoader {
     List<String> loras = n.stringList("loraAdapters");
     int pageSize = (int) n.integer("pageSize", 16, 1, 4096);
 
-    Node tok = n.child("tokenizer");
+    ConfigNode tok = n.child("tokenizer");
     tok.only("path", "hub", "mode", "prefixReuse");
     String path = tok.string("path", tok.string("hub", null));
     TokenizerMode mode = tok.enumValue("mode", TokenizerMode.class, TokenizerMode.LOCAL);
@@ -199,7 +198,7 @@ public final class ConfigLoader {
     RouterConfig.Tokenizer tokenizer =
         new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true));
 
-    Node pol = n.child("policy");
+    ConfigNode pol = n.child("policy");
     pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
@@ -218,10 +217,10 @@ public final class ConfigLoader {
       throw new ConfigException("policy." + e.getMessage());
     }
 
-    Node ev = n.child("events");
+    ConfigNode ev = n.child("events");
     ev.only("transport", "nats", "inprocBus");
     Transport transport = ev.enumValue("transport", Transport.class, Transport.ZMQ);
-    Node nats = ev.child("nats");
+    ConfigNode nats = ev.child("nats");
     nats.only("url", "stream", "subjectPrefix", "snapshotBucket", "shareLoad");
     RouterConfig.Nats natsCfg =
         new RouterConfig.Nats(
@@ -233,11 +232,11 @@ public final class ConfigLoader {
     RouterConfig.Events events =
         new RouterConfig.Events(transport, natsCfg, ev.string("inprocBus", "default"));
 
-    Node disc = n.child("discovery");
+    ConfigNode disc = n.child("discovery");
     disc.only("backend", "namespace", "pools", "workers", "healthIntervalMs");
     Backend backend = disc.enumValue("backend", Backend.class, Backend.STATIC);
     List<Pool> pools = new ArrayList<>();
-    for (Node p : disc.list("pools")) {
+    for (ConfigNode p : disc.list("pools")) {
       p.only("name", "role", "engine", "service", "port", "zmqPort", "zmqReplayPort", "dpSize");
       String name = p.required("name");
       pools.add(
@@ -253,7 +252,7 @@ public final class ConfigLoader {
     }
     List<StaticWorker> workers = new ArrayList<>();
     java.util.Set<String> ids = new java.util.HashSet<>();
-    for (Node wk : disc.list("workers")) {
+    for (ConfigNode wk : disc.list("workers")) {
       wk.only("id", "url", "role", "engine", "zmq", "zmqReplay", "dpSize");
       String id = wk.required("id");
       if (!ids.add(id)) {
@@ -287,7 +286,7 @@ public final class ConfigLoader {
             workers,
             disc.integer("healthIntervalMs", 2000, 100, 3_600_000));
 
-    Node lim = n.child("limits");
+    ConfigNode lim = n.child("limits");
     lim.only(
         "maxBodyBytes",
         "retries",
@@ -308,7 +307,7 @@ public final class ConfigLoader {
             lim.integer("breakerCooldownMs", 1000, 1, 3_600_000),
             lim.integer("breakerMaxCooldownMs", 30_000, 1, 3_600_000));
 
-    Node listen = n.child("listen");
+    ConfigNode listen = n.child("listen");
     listen.only("host", "port");
     RouterConfig.Listen listenCfg =
         new RouterConfig.Listen(
@@ -316,205 +315,5 @@ public final class ConfigLoader {
 
     return new RouterConfig(
         model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg);
-  }
-
-  /** A mapping with its key path, and typed getters that name the key in errors. */
-  private static final class Node {
-    final String path;
-    final Map<String, Object> map;
-
-    Node(String path, Map<String, Object> map) {
-      this.path = path;
-      this.map = map;
-    }
-
-    void only(String... keys) throws ConfigException {
-      Set<String> allowed = Set.of(keys);
-      for (String k : map.keySet()) {
-        if (!allowed.contains(k)) {
-          throw new ConfigException(
-              path + k + ": unknown key (expected one of " + String.join(", ", keys) + ")");
-        }
-      }
-    }
-
-    @SuppressWarnings("unchecked")
-    Node child(String key) throws ConfigException {
-      Object v = map.get(key);
-      if (v == null) {
-        return new Node(path + key + ".", new LinkedHashMap<>());
-      }
-      if (!(v instanceof Map)) {
-        throw new ConfigException(path + key + ": expected a mapping, got " + describe(v));
-      }
-      return new Node(path + key + ".", (Map<String, Object>) v);
-    }
-
-    @SuppressWarnings("unchecked")
-    List<Node> list(String key) throws ConfigException {
-      Object v = map.get(key);
-      if (v == null) {
-        return List.of();
-      }
-      if (!(v instanceof List<?> l)) {
-        throw new ConfigException(path + key + ": expected a list, got " + describe(v));
-      }
-      List<Node> out = new ArrayList<>();
-      for (int i = 0; i < l.size(); i++) {
-        if (!(l.get(i) instanceof Map)) {
-          throw new ConfigException(path + key + "[" + i + "]: expected a mapping");
-        }
-        out.add(new Node(path + key + "[" + i + "].", (Map<String, Object>) l.get(i)));
-      }
-      return out;
-    }
-
-    String required(String key) throws ConfigException {
-      String v = string(key, null);
-      if (v == null || v.isBlank()) {
-        throw new ConfigException(path + key + ": required");
-      }
-      return v;
-    }
-
-    String string(String key, String dflt) throws ConfigException {
-      Object v = map.get(key);
-      if (v == null) {
-        return dflt;
-      }
-      if (v instanceof String || v instanceof Number || v instanceof Boolean) {
-        return String.valueOf(v);
-      }
-      throw new ConfigException(path + key + ": expected a string, got " + describe(v));
-    }
-
-    List<String> stringList(String key) throws ConfigException {
-      Object v = map.get(key);
-      if (v == null) {
-        return List.of();
-      }
-      if (!(v instanceof List<?> l)) {
-        throw new ConfigException(path + key + ": expected a list of strings");
-      }
-      List<String> out = new ArrayList<>();
-      for (Object o : l) {
-        if (!(o instanceof String s)) {
-          throw new ConfigException(path + key + ": expected a list of strings");
-        }
-        out.add(s);
-      }
-      return out;
-    }
-
-    long integer(String key, long dflt, long min, long max) throws ConfigException {
-      Object v = map.get(key);
-      if (v == null) {
-        return dflt;
-      }
-      long x;
-      if (v instanceof Number num && !(v instanceof Double) && !(v instanceof Float)) {
-        x = num.longValue();
-      } else if (v instanceof String s) {
-        try {
-          x = Long.parseLong(s.strip());
-        } catch (NumberFormatException e) {
-          throw new ConfigException(path + key + ": expected an integer, got '" + s + "'");
-        }
-      } else {
-        throw new ConfigException(path + key + ": expected an integer, got " + describe(v));
-      }
-      if (x < min || x > max) {
-        throw new ConfigException(path + key + ": " + x + " is outside [" + min + ", " + max + "]");
-      }
-      return x;
-    }
-
-    double number(String key, double dflt) throws ConfigException {
-      Double d = optNumber(key);
-      return d == null ? dflt : d;
-    }
-
-    Double optNumber(String key) throws ConfigException {
-      Object v = map.get(key);
-      if (v == null) {
-        return null;
-      }
-      double d;
-      if (v instanceof Number num) {
-        d = num.doubleValue();
-      } else if (v instanceof String s) {
-        try {
-          d = Double.parseDouble(s.strip());
-        } catch (NumberFormatException e) {
-          throw new ConfigException(path + key + ": expected a number, got '" + s + "'");
-        }
-      } else {
-        throw new ConfigException(path + key + ": expected a number, got " + describe(v));
-      }
-      if (!Double.isFinite(d) || d < 0) {
-        throw new ConfigException(path + key + ": must be a finite number >= 0, got " + d);
-      }
-      return d;
-    }
-
-    boolean bool(String key, boolean dflt) throws ConfigException {
-      Object v = map.get(key);
-      if (v == null) {
-        return dflt;
-      }
-      if (v instanceof Boolean b) {
-        return b;
-      }
-      if (v instanceof String s && (s.equals("true") || s.equals("false"))) {
-        return Boolean.parseBoolean(s);
-      }
-      throw new ConfigException(path + key + ": expected true or false, got " + describe(v));
-    }
-
-    <E extends Enum<E>> E enumValue(String key, Class<E> type, E dflt) throws ConfigException {
-      String v = string(key, null);
-      if (v == null) {
-        return dflt;
-      }
-      for (E e : type.getEnumConstants()) {
-        if (e.name().equalsIgnoreCase(v.replace('-', '_'))) {
-          return e;
-        }
-      }
-      List<String> names = new ArrayList<>();
-      for (E e : type.getEnumConstants()) {
-        names.add(e.name().toLowerCase(Locale.ROOT));
-      }
-      throw new ConfigException(
-          path
-              + key
-              + ": unknown value '"
-              + v
-              + "' (expected one of "
-              + String.join(", ", names)
-              + ")");
-    }
-
-    Role role(String key, Role dflt) throws ConfigException {
-      String v = string(key, null);
-      if (v == null) {
-        return dflt;
-      }
-      try {
-        return Role.parse(v);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(path + key + ": " + e.getMessage());
-      }
-    }
-
-    private static String describe(Object v) {
-      if (v instanceof Map) {
-        return "a mapping";
-      }
-      if (v instanceof List) {
-        return "a list";
-      }
-      return "'" + v + "'";
-    }
   }
 }

@@ -71,6 +71,7 @@ public final class AdminViews {
     w.put("readiness", m.info().readiness().name().toLowerCase(java.util.Locale.ROOT));
     w.put("healthy", m.healthy());
     w.put("breaker", m.breaker().state().name().toLowerCase(java.util.Locale.ROOT));
+    w.put("eligibility", m.eligibility(java.util.Set.of()).wireName());
     w.put("in_flight", l.inFlight());
     w.put("active_blocks", l.activeBlocks());
     w.put("recent_blocks", round(l.recentBlocks()));

@@ -25,15 +25,13 @@ class DocumentedFieldsTest {
   private static final Pattern FIELD =
       Pattern.compile("`((?:spec|status)(?:\\.[A-Za-z]+|\\[\\])*)`");
 
+  /** The repository root (surefire passes it as {@code infera.repo}). */
   static Path repo() {
-    Path p = Path.of("").toAbsolutePath();
-    while (p != null && !Files.exists(p.resolve("docs").resolve("contracts.md"))) {
-      p = p.getParent();
+    String root = System.getProperty("infera.repo");
+    if (root == null || !Files.exists(Path.of(root, "docs", "contracts.md"))) {
+      throw new IllegalStateException("infera.repo does not name the repository root: " + root);
     }
-    if (p == null) {
-      throw new IllegalStateException("docs/contracts.md not found above the working directory");
-    }
-    return p;
+    return Path.of(root);
   }
 
   static TreeSet<String> documented() throws IOException {

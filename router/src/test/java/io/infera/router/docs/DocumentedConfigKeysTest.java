@@ -31,15 +31,13 @@ class DocumentedConfigKeysTest {
           "`((?:model|loraAdapters|pageSize|tokenizer|policy|events|discovery|limits|listen)"
               + "(?:\\.[A-Za-z]+)*)`");
 
+  /** The repository root (surefire passes it as {@code infera.repo}). */
   static Path repo() {
-    Path p = Path.of("").toAbsolutePath();
-    while (p != null && !Files.exists(p.resolve("docs").resolve("contracts.md"))) {
-      p = p.getParent();
+    String root = System.getProperty("infera.repo");
+    if (root == null || !Files.exists(Path.of(root, "docs", "contracts.md"))) {
+      throw new IllegalStateException("infera.repo does not name the repository root: " + root);
     }
-    if (p == null) {
-      throw new IllegalStateException("docs/contracts.md not found above the working directory");
-    }
-    return p;
+    return Path.of(root);
   }
 
   static List<Path> documents() throws IOException {

@@ -5,13 +5,13 @@ import io.infera.router.json.JsonException;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.ChatTemplate;
+import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.ContentFormat;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.Tokenized;
 import io.infera.router.tokenize.TokenizerException;
 import io.infera.router.tokenize.TokenizerSource;
 import io.infera.router.tokenize.VllmChat;
-import io.infera.router.tokenize.jinja.TemplateException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -125,7 +125,7 @@ final class TokenizeCommand implements Callable<Integer> {
     } catch (BadInput e) {
       err.println("infera-router tokenize: " + e.getMessage());
       return 2;
-    } catch (TemplateException e) {
+    } catch (ChatTemplateException e) {
       err.println("infera-router tokenize: " + e.describe());
       return 2;
     } catch (TokenizerException e) {

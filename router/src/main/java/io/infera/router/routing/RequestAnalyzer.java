@@ -5,13 +5,13 @@ import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.tokenize.ChatInput;
+import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.ContentFormat;
 import io.infera.router.tokenize.Prompt;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.Tokenized;
 import io.infera.router.tokenize.TokenizerException;
 import io.infera.router.tokenize.VllmChat;
-import io.infera.router.tokenize.jinja.TemplateException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -217,7 +217,7 @@ public final class RequestAnalyzer {
         } else {
           failure = "batch";
         }
-      } catch (TemplateException e) {
+      } catch (ChatTemplateException e) {
         failure = "template";
         log.debug("tokenize failed reason=template msg={}", e.getMessage());
       } catch (TokenizerException e) {

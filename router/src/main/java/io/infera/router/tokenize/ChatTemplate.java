@@ -1,7 +1,7 @@
 package io.infera.router.tokenize;
 
-import io.infera.router.tokenize.jinja.JinjaTemplate;
-import io.infera.router.tokenize.jinja.TemplateException;
+import io.infera.jinja.JinjaTemplate;
+import io.infera.jinja.TemplateException;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -72,12 +72,20 @@ public final class ChatTemplate {
     return new ChatTemplate(named, fallback, specials(files.config()));
   }
 
-  /** A template given directly (tests, {@code --chat-template}). */
+  /**
+   * A template given directly (tests, {@code --chat-template}).
+   *
+   * @throws ChatTemplateException when the template does not parse
+   */
   public static ChatTemplate of(String source, Map<String, Object> specialTokens) {
-    return new ChatTemplate(
-        Map.of("default", JinjaTemplate.parse(source)),
-        JinjaTemplate.parse(source),
-        new HashMap<>(specialTokens));
+    try {
+      return new ChatTemplate(
+          Map.of("default", JinjaTemplate.parse(source)),
+          JinjaTemplate.parse(source),
+          new HashMap<>(specialTokens));
+    } catch (TemplateException e) {
+      throw new ChatTemplateException(e);
+    }
   }
 
   private static Map<String, Object> specials(Map<String, Object> config) {
@@ -120,9 +128,17 @@ public final class ChatTemplate {
   }
 
   /**
-   * @throws TemplateException when the template fails (a user-facing, non-retryable error)
+   * @throws ChatTemplateException when the template fails (a user-facing, non-retryable error)
    */
   public String render(ChatInput input, Clock clock) {
+    try {
+      return renderOrThrow(input, clock);
+    } catch (TemplateException e) {
+      throw new ChatTemplateException(e);
+    }
+  }
+
+  private String renderOrThrow(ChatInput input, Clock clock) {
     JinjaTemplate t = fallback;
     if (input.tools() != null && named.containsKey("tool_use")) {
       t = named.get("tool_use");

@@ -97,7 +97,7 @@ public final class PromptTokenizer implements AutoCloseable {
    * Tokenizes any prompt as vLLM would; empty for a batch (route it by load).
    *
    * @throws TokenizerException when a chat needs a template the model does not have
-   * @throws io.infera.router.tokenize.jinja.TemplateException when the template fails
+   * @throws ChatTemplateException when the template fails
    */
   public java.util.Optional<Tokenized> tokenize(Prompt prompt) throws TokenizerException {
     if (prompt instanceof Prompt.Text t) {
@@ -147,8 +147,7 @@ public final class PromptTokenizer implements AutoCloseable {
    * A chat rendered with the request's own {@code chat_template} (vLLM accepts one per request),
    * with the model's special tokens; then encoded as {@link #encodeChat(ChatInput)} does.
    *
-   * @throws io.infera.router.tokenize.jinja.TemplateException when the template does not parse or
-   *     fails
+   * @throws ChatTemplateException when the template does not parse or fails
    */
   public Tokenized encodeChat(ChatInput input, String templateSource) {
     ChatTemplate t;

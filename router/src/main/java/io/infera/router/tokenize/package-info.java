@@ -1,7 +1,11 @@
 /**
  * Tokenization byte-identical to the engines: Hugging Face tokenizers through DJL, chat templates
- * through {@link io.infera.router.tokenize.jinja}, requests normalized the way vLLM normalizes
- * them, and multi-turn prefix reuse.
+ * through the {@code jinja} module's {@link io.infera.jinja} engine, requests normalized the way
+ * vLLM normalizes them, and multi-turn prefix reuse.
+ *
+ * <p>This is the only router package that uses the engine (JinjaUseTest checks): template failures
+ * leave it as {@link io.infera.router.tokenize.ChatTemplateException} (render) or {@link
+ * io.infera.router.tokenize.TokenizerException} (loading a model's template).
  *
  * <p>Invariants: truncation is always off; chat prompts are rendered, then encoded without added
  * special tokens; completion prompts are encoded with them; a cached prefix is reused only up to an

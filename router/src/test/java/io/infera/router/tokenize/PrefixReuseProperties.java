@@ -2,7 +2,7 @@ package io.infera.router.tokenize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infera.router.tokenize.jinja.ChatGoldens;
+import io.infera.jinja.ChatGoldens;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

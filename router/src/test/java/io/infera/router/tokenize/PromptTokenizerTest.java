@@ -104,7 +104,7 @@ class PromptTokenizerTest {
   }
 
   @Test
-  void templateErrorsSurfaceAsTemplateExceptions() throws Exception {
+  void templateErrorsSurfaceAsChatTemplateExceptions() throws Exception {
     try (PromptTokenizer t = tiny("tiny-bos")) {
       List<Object> bad = List.of(Map.of("role", "user"));
       assertThat(t.render(ChatInput.of(bad))).isEqualTo("<s>user: <|end|>assistant:");
@@ -113,8 +113,9 @@ class PromptTokenizerTest {
             () ->
                 ChatTemplate.of("{{ raise_exception('no system role') }}", Map.of())
                     .render(ChatInput.of(List.of())))
-        .isInstanceOf(io.infera.router.tokenize.jinja.TemplateException.class)
-        .hasMessage("no system role");
+        .isInstanceOf(ChatTemplateException.class)
+        .hasMessage("no system role")
+        .hasCauseInstanceOf(io.infera.jinja.TemplateException.class);
   }
 
   @Test

@@ -18,7 +18,7 @@ public final class TestTokenizers {
             PromptTokenizer.load(
                 new TokenizerSource.Builtin("qwen3"),
                 PromptTokenizer.Options.defaults()
-                    .withClock(io.infera.router.tokenize.jinja.ChatGoldens.FIXED_CLOCK));
+                    .withClock(io.infera.jinja.ChatGoldens.FIXED_CLOCK));
       } catch (TokenizerException e) {
         throw new IllegalStateException(e);
       }

@@ -3,8 +3,8 @@ package io.infera.router.tokenize;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.infera.jinja.ChatGoldens;
 import io.infera.router.json.Json;
-import io.infera.router.tokenize.jinja.ChatGoldens;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -3,10 +3,10 @@ package io.infera.sim.engine;
 import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
 import io.infera.router.tokenize.ChatInput;
+import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.TokenizerException;
 import io.infera.router.tokenize.VllmChat;
-import io.infera.router.tokenize.jinja.TemplateException;
 import java.util.List;
 import java.util.Map;
 
@@ -205,7 +205,7 @@ final class RequestParser {
       return tokenizer.encodeChat(input).ids();
     } catch (VllmChat.InvalidMessage e) {
       throw ApiError.badRequest(e.getMessage(), "messages");
-    } catch (TemplateException | TokenizerException e) {
+    } catch (ChatTemplateException | TokenizerException e) {
       throw ApiError.badRequest("chat template failed: " + e.getMessage(), "messages");
     }
   }

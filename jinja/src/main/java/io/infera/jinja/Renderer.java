@@ -1,8 +1,8 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
-import io.infera.router.tokenize.jinja.Ast.Expr;
-import io.infera.router.tokenize.jinja.Ast.Node;
-import io.infera.router.tokenize.jinja.TemplateException.Kind;
+import io.infera.jinja.Ast.Expr;
+import io.infera.jinja.Ast.Node;
+import io.infera.jinja.TemplateException.Kind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

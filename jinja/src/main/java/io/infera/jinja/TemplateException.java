@@ -1,4 +1,4 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
 /**
  * A template that cannot be parsed or rendered. The kinds mirror Jinja2's exception types so a

@@ -1,12 +1,12 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
-import io.infera.router.tokenize.jinja.Ast.Arg;
-import io.infera.router.tokenize.jinja.Ast.Expr;
-import io.infera.router.tokenize.jinja.Ast.Node;
-import io.infera.router.tokenize.jinja.Ast.Param;
-import io.infera.router.tokenize.jinja.Ast.Target;
-import io.infera.router.tokenize.jinja.Lexer.Token;
-import io.infera.router.tokenize.jinja.Lexer.Type;
+import io.infera.jinja.Ast.Arg;
+import io.infera.jinja.Ast.Expr;
+import io.infera.jinja.Ast.Node;
+import io.infera.jinja.Ast.Param;
+import io.infera.jinja.Ast.Target;
+import io.infera.jinja.Lexer.Token;
+import io.infera.jinja.Lexer.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

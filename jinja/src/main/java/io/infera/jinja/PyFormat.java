@@ -1,4 +1,4 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -290,7 +290,10 @@ final class PyFormat {
       case 's' -> body = Py.str(v);
       case 'r', 'a' -> body = Py.repr(v);
       case 'c' ->
-          body = v instanceof String s ? s : new String(Character.toChars((int) Py.toLong(v)));
+          body =
+              v instanceof String s
+                  ? s
+                  : codePoint(v instanceof BigInteger b ? b : BigInteger.valueOf(Py.toLong(v)));
       case 'd', 'i', 'u' -> {
         numeric = true;
         body = intDigits(toIntegral(v, conv), 10, false, false);
@@ -609,7 +612,7 @@ final class PyFormat {
               case 'X' -> intDigits(v, 16, true, alt);
               case 'o' -> intDigits(v, 8, false, alt);
               case 'b' -> (v.signum() < 0 ? "-" : "") + (alt ? "0b" : "") + v.abs().toString(2);
-              case 'c' -> new String(Character.toChars(v.intValue()));
+              case 'c' -> codePoint(v);
               default -> v.toString();
             };
       }
@@ -661,4 +664,14 @@ final class PyFormat {
     }
     return sb.append(digits.substring(end)).toString();
   }
+
+  /** Python's {@code %c} and {@code {:c}} of an int: an {@code OverflowError} outside the range. */
+  private static String codePoint(BigInteger v) {
+    if (v.signum() < 0 || v.compareTo(MAX_CODE_POINT) > 0) {
+      throw TemplateException.runtime("%c arg not in range(0x110000)");
+    }
+    return new String(Character.toChars(v.intValue()));
+  }
+
+  private static final BigInteger MAX_CODE_POINT = BigInteger.valueOf(Character.MAX_CODE_POINT);
 }

@@ -1,4 +1,4 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,12 +1,10 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
-import io.infera.router.json.Json;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -16,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The chat-template golden corpus under {@code golden/chat} (built by make_goldens.py). */
+/**
+ * The chat-template golden corpus under {@code golden/chat} (built by make_goldens.py), read from
+ * the class path so the router's tests can use it from this module's test jar.
+ */
 public final class ChatGoldens {
 
   private ChatGoldens() {}
@@ -59,26 +60,23 @@ public final class ChatGoldens {
   private static final Map<String, String> SOURCES = new ConcurrentHashMap<>();
   private static final Map<String, Map<String, Object>> SPECIALS = new ConcurrentHashMap<>();
 
-  public static Path dir() {
-    try {
-      return Path.of(ChatGoldens.class.getResource("/golden/chat").toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** A file of the corpus, e.g. {@code templates/qwen3.jinja}, as UTF-8 text. */
+  private static String read(String file) {
+    String resource = "/golden/chat/" + file;
+    try (InputStream in = ChatGoldens.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("no test resource " + resource);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
   public static String templateSource(String name) {
-    return SOURCES.computeIfAbsent(
-        name,
-        n -> {
-          try {
-            return new String(
-                Files.readAllBytes(dir().resolve("templates").resolve(n + ".jinja")),
-                StandardCharsets.UTF_8);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    return SOURCES.computeIfAbsent(name, n -> read("templates/" + n + ".jinja"));
   }
 
   @SuppressWarnings("unchecked")
@@ -87,8 +85,7 @@ public final class ChatGoldens {
         name,
         n -> {
           try {
-            Path p = dir().resolve("templates").resolve(n + ".json");
-            Map<String, Object> meta = (Map<String, Object>) Json.parse(Files.readString(p));
+            Map<String, Object> meta = JSON.readValue(read("templates/" + n + ".json"), Map.class);
             Map<String, Object> out = new HashMap<>();
             for (String k : List.of("bos_token", "eos_token", "unk_token", "pad_token")) {
               if (meta.get(k) != null) {
@@ -106,11 +103,11 @@ public final class ChatGoldens {
   public static List<Case> cases() {
     List<Case> out = new ArrayList<>();
     try {
-      for (String line : Files.readAllLines(dir().resolve("cases.jsonl"), StandardCharsets.UTF_8)) {
+      for (String line : read("cases.jsonl").split("\n", -1)) {
         if (line.isBlank()) {
           continue;
         }
-        Map<String, Object> m = (Map<String, Object>) Json.parse(line);
+        Map<String, Object> m = JSON.readValue(line, Map.class);
         Map<String, Object> err = (Map<String, Object>) m.get("error");
         out.add(
             new Case(

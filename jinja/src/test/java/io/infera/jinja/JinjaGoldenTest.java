@@ -1,4 +1,4 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,6 +1,6 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
-import io.infera.router.tokenize.jinja.TemplateException.Kind;
+import io.infera.jinja.TemplateException.Kind;
 import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

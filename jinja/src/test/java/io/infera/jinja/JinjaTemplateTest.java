@@ -1,4 +1,4 @@
-package io.infera.router.tokenize.jinja;
+package io.infera.jinja;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -26,6 +26,37 @@ class JinjaTemplateTest {
         .isInstanceOf(TemplateException.class);
     assertThat(render("{{ {'a': [1, 2]} | tojson(separators=(',', ':')) }}", Map.of()))
         .isEqualTo("{\"a\":[1,2]}");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '#',
+      quoteCharacter = '"',
+      value = {
+        "{{ '%c' % -42 }}",
+        "{{ '%c' % 1114112 }}",
+        "{{ '%c' % (2 ** 64 + 65) }}",
+        "{{ '{:c}'.format(-42) }}",
+        "{{ '{:c}'.format(2 ** 40) }}",
+        "{{ '{:c}'.format(2 ** 64 + 65) }}",
+      })
+  void aCodePointOutOfRangeIsPythonsOverflowError(String src) {
+    // Found by JinjaFuzzTest (seed 853590466165): '{:c}' of -42 used to throw
+    // IllegalArgumentException; a value past 32 bits was truncated instead of refused.
+    assertThatThrownBy(() -> render(src, Map.of()))
+        .isInstanceOfSatisfying(
+            TemplateException.class,
+            e -> assertThat(e.kind()).isEqualTo(TemplateException.Kind.RUNTIME))
+        .hasMessage("%c arg not in range(0x110000)");
+  }
+
+  @Test
+  void aCodePointInRangeIsItsCharacter() {
+    assertThat(render("{{ '%c' % 65 }}{{ '{:c}'.format(66) }}", Map.of())).isEqualTo("AB");
+    assertThat(render("{{ '%c' % 0 }}", Map.of())).isEqualTo("\0");
+    assertThat(render("{{ '{:c}'.format(128512) }}", Map.of())).isEqualTo("\uD83D\uDE00");
+    assertThat(render("{{ '%c' % 1114111 }}", Map.of()))
+        .isEqualTo(new String(Character.toChars(Character.MAX_CODE_POINT)));
   }
 
   @Test

@@ -29,8 +29,13 @@ import org.junit.jupiter.api.Test;
 class GrafanaDashboardTest {
 
   static final String DASHBOARD = "deploy/grafana/infera-router.json";
-  static final String ROUTER_METRICS =
-      "router/src/main/java/io/infera/router/admin/RouterMetrics.java";
+  static final List<String> ROUTER_METRICS =
+      List.of(
+          "router/src/main/java/io/infera/router/admin/RouterMetrics.java",
+          "router/src/main/java/io/infera/router/routing/RoutingMetrics.java",
+          "router/src/main/java/io/infera/router/http/ProxyMetrics.java",
+          "router/src/main/java/io/infera/router/runtime/IndexMeters.java",
+          "router/src/main/java/io/infera/router/runtime/WorkerMeters.java");
 
   private static final Pattern BUILDER =
       Pattern.compile(
@@ -42,7 +47,9 @@ class GrafanaDashboardTest {
   record Meter(String type, String name, boolean percentiles, String baseUnit) {}
 
   static List<Meter> declaredMeters() {
-    String src = InstallFiles.text(ROUTER_METRICS);
+    StringBuilder all = new StringBuilder();
+    ROUTER_METRICS.forEach(f -> all.append(InstallFiles.text(f)).append('\n'));
+    String src = all.toString();
     List<Meter> out = new ArrayList<>();
     Set<String> seen = new TreeSet<>();
     Matcher b = BUILDER.matcher(src);

@@ -10,11 +10,7 @@ import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.Booking;
-import io.infera.router.policy.Decision;
 import io.infera.router.policy.LoadTracker;
-import io.infera.router.policy.Overlap;
-import io.infera.router.policy.RoutingPolicy;
-import io.infera.router.policy.Worker;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
@@ -43,8 +39,9 @@ import java.util.Set;
  */
 public final class VirtualCluster {
 
-  /** What one arm produced. */
   /**
+   * What one run of an arm on a seed produced (either driver).
+   *
    * @param clockSlip live runs: the engines' worst clock slip (see {@code SimEngine.clockSlip}); 0
    *     in virtual time
    */
@@ -145,8 +142,7 @@ public final class VirtualCluster {
   private final PrefixIndex index;
   private final LoadTracker load = new LoadTracker();
   private final RequestRouter router;
-  private final RoutingPolicy oraclePolicy;
-  private final List<Worker> candidates = new ArrayList<>();
+  private final Oracle oracle;
   private final BlockHasher hasher;
   private final PriorityQueue<Ev> queue =
       new PriorityQueue<>(
@@ -179,7 +175,7 @@ public final class VirtualCluster {
               spec.engine(),
               new BlockManager(
                   spec.blocksPerWorker(), spec.blockSize(), 1000L * seed + i, outboxes[i]));
-      ids[i] = WorkerId.of("w" + i);
+      ids[i] = Oracle.workerId(i);
       infos.add(
           new WorkerInfo(
               ids[i],
@@ -191,7 +187,6 @@ public final class VirtualCluster {
               null,
               WorkerInfo.Readiness.READY,
               "sim"));
-      candidates.add(new Worker(ids[i], Role.MIXED));
     }
     Fleet fleet = new Fleet(3, 1000, 30_000, () -> (long) now);
     fleet.apply(infos);
@@ -205,7 +200,7 @@ public final class VirtualCluster {
             pc,
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
             null);
-    oraclePolicy = RoutingPolicy.of(spec.policy(io.infera.router.config.PolicyName.KV_AWARE));
+    oracle = new Oracle(spec);
     hasher = new BlockHasher(spec.blockSize());
   }
 
@@ -253,16 +248,13 @@ public final class VirtualCluster {
     int worker;
     Booking booking;
     if (arm.isOracle()) {
-      Map<WorkerId, Integer> hits = new HashMap<>();
+      int[] cached = new int[engines.length];
       for (int i = 0; i < engines.length; i++) {
-        hits.put(
-            ids[i], Math.min(hashes.length, engines[i].blocks().cachedPrefixBlocks(prompt, null)));
+        cached[i] = engines[i].blocks().cachedPrefixBlocks(prompt, null);
       }
-      Decision d =
-          oraclePolicy.select(
-              candidates, new Overlap(hashes.length, hits), load.snapshot(candidates));
-      worker = Integer.parseInt(d.winner().value().substring(1));
-      booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
+      Oracle.Pick pick = oracle.pick(hashes, cached);
+      worker = pick.worker();
+      booking = pick.booking();
     } else {
       RequestRouter.Pick pick = router.pick(hashes, Set.of(), 0);
       RoutePlan plan = ((RequestRouter.Pick.Ok) pick).plan();

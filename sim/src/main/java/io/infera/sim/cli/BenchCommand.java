@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     description = {
       "Run one workload against the same simulated fleet under every routing policy plus an"
           + " oracle that knows each engine's true cache (fresh caches per arm, several seeds),"

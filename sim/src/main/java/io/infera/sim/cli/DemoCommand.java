@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     description = {
       "Start 4 simulated vLLM engines and the real Infera router in this JVM (real HTTP and ZMQ"
           + " on loopback; no cluster, no broker), replay a multi-turn chat workload with a shared"

@@ -19,7 +19,7 @@ import picocli.CommandLine.TypeConversionException;
 @Command(
     name = "engine",
     mixinStandardHelpOptions = true,
-    version = "infera-sim engine 0.1.0",
+    versionProvider = Version.class,
     description = {
       "Runs a simulated vLLM/SGLang engine: vLLM's OpenAI HTTP API, a prefix-caching KV cache per"
           + " data-parallel rank, and real KV events over ZMQ in the chosen engine's wire format.",

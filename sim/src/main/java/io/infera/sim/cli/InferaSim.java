@@ -1,5 +1,6 @@
 package io.infera.sim.cli;
 
+import io.infera.sim.engine.PortInUseException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -9,7 +10,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "infera-sim",
     mixinStandardHelpOptions = true,
-    version = "infera-sim 0.1.0",
+    versionProvider = Version.class,
     description = "GPU-free simulated vLLM/SGLang engines, the demo and the routing benchmark.",
     subcommands = {
       DemoCommand.class,
@@ -36,11 +37,27 @@ public final class InferaSim implements Runnable {
     CommandLine cl = new CommandLine(new InferaSim());
     cl.setExecutionExceptionHandler(
         (ex, cmd, parseResult) -> {
+          PortInUseException taken = portInUse(ex);
+          if (taken != null) {
+            // A usage problem, not a crash: name the port and what it was for, as a flag error.
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + taken.getMessage());
+            return 2;
+          }
           cmd.getErr()
               .println(
                   "infera-sim: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
           return 1;
         });
     return cl;
+  }
+
+  /** The {@link PortInUseException} in {@code t}'s cause chain, or null. */
+  private static PortInUseException portInUse(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof PortInUseException p) {
+        return p;
+      }
+    }
+    return null;
   }
 }

@@ -15,8 +15,8 @@ import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessagePacker;
 
 /**
- * Encodes one step's KV events as the msgpack batch payload a real engine sends (DESIGN.md §4), in
- * the shape of a {@link Flavor}:
+ * Encodes one step's KV events as the msgpack batch payload a real engine sends (docs/contracts.md,
+ * "KV-event wire formats"), in the shape of a {@link Flavor}:
  *
  * <ul>
  *   <li>{@code VLLM}: {@code [ts, [events], dp_rank]}, events {@code ["BlockStored", hashes,

@@ -91,7 +91,8 @@ final class KvEventPublisher implements AutoCloseable {
    *
    * @param bindHost the address to bind ({@code 0.0.0.0} binds every interface)
    * @param connectHost the address put into the advertised endpoints
-   * @throws ZMQException when a fixed port is taken
+   * @throws PortInUseException when a fixed port is taken
+   * @throws ZMQException when a port cannot be bound for another reason
    */
   static List<KvEventPublisher> start(
       ZContext ctx,
@@ -100,13 +101,17 @@ final class KvEventPublisher implements AutoCloseable {
       int zmqPort,
       int replayPort,
       int dpSize,
-      String topic) {
-    List<ZMQ.Socket> pubs = bindGroup(ctx, SocketType.PUB, bindHost, zmqPort, dpSize);
+      String topic)
+      throws PortInUseException {
+    List<ZMQ.Socket> pubs =
+        bindGroup(ctx, SocketType.PUB, bindHost, zmqPort, dpSize, "ZMQ KV events");
     List<ZMQ.Socket> routers;
     try {
       routers =
-          replayPort < 0 ? null : bindGroup(ctx, SocketType.ROUTER, bindHost, replayPort, dpSize);
-    } catch (RuntimeException e) {
+          replayPort < 0
+              ? null
+              : bindGroup(ctx, SocketType.ROUTER, bindHost, replayPort, dpSize, "ZMQ replay");
+    } catch (PortInUseException | RuntimeException e) {
       pubs.forEach(ZMQ.Socket::close);
       throw e;
     }
@@ -133,9 +138,14 @@ final class KvEventPublisher implements AutoCloseable {
     return "tcp://" + connectHost + ":" + last.substring(last.lastIndexOf(':') + 1);
   }
 
-  /** Binds {@code n} sockets on {@code base + i}; base 0 looks for a free consecutive range. */
+  /**
+   * Binds {@code n} sockets on {@code base + i}; base 0 looks for a free consecutive range.
+   *
+   * @param purpose what the ports are for, named when a fixed one is taken
+   */
   private static List<ZMQ.Socket> bindGroup(
-      ZContext ctx, SocketType type, String host, int base, int n) {
+      ZContext ctx, SocketType type, String host, int base, int n, String purpose)
+      throws PortInUseException {
     ZMQException last = null;
     for (int attempt = 0; attempt < (base == 0 ? BIND_ATTEMPTS : 1); attempt++) {
       List<ZMQ.Socket> group = new ArrayList<>(n);
@@ -157,6 +167,10 @@ final class KvEventPublisher implements AutoCloseable {
       } catch (ZMQException e) {
         last = e;
         group.forEach(ZMQ.Socket::close);
+        if (base != 0 && e.getErrorCode() == ZMQ.Error.EADDRINUSE.getCode()) {
+          // The socket that failed is the last one created: rank group.size() - 1.
+          throw new PortInUseException(base + group.size() - 1, purpose, e);
+        }
       }
     }
     throw last;

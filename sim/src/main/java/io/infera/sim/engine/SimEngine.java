@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpServerOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -82,6 +83,7 @@ public final class SimEngine implements AutoCloseable {
    * @param vertx the Vert.x instance to serve on, or null to create (and later close) one
    * @param shared a tokenizer to share with other engines in this JVM (not closed by this engine),
    *     or null to load {@code o.tokenizer()}
+   * @throws PortInUseException when a fixed port (HTTP, KV events, replay) is taken
    * @throws Exception when the tokenizer cannot be loaded or a port cannot be bound
    */
   public static SimEngine start(EngineOptions o, Vertx vertx, PromptTokenizer shared)
@@ -122,13 +124,21 @@ public final class SimEngine implements AutoCloseable {
           vx.createSharedWorkerExecutor(
               "sim-tokenize-" + id, Math.max(2, Runtime.getRuntime().availableProcessors()));
       EngineHttp http = new EngineHttp(o, parser, vocabulary, loops, workers);
-      HttpServer server =
-          vx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true))
-              .requestHandler(http.router(vx))
-              .listen(o.port(), o.host())
-              .toCompletionStage()
-              .toCompletableFuture()
-              .get(30, TimeUnit.SECONDS);
+      HttpServer server;
+      try {
+        server =
+            vx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true))
+                .requestHandler(http.router(vx))
+                .listen(o.port(), o.host())
+                .toCompletionStage()
+                .toCompletableFuture()
+                .get(30, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (o.port() != 0 && PortInUseException.isAddressInUse(e)) {
+          throw new PortInUseException(o.port(), "HTTP", e.getCause());
+        }
+        throw e;
+      }
       for (EngineLoop l : loops) {
         l.start("sim-engine-" + server.actualPort() + "-r" + l.rank());
       }

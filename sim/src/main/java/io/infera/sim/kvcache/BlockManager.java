@@ -45,7 +45,8 @@ public final class BlockManager {
 
   private final int[] refCount;
   // Per block, meaningful while cached[b]: its engine hash, its parent's (or the chain root
-  // marker) and its router hash (DESIGN.md §3 chain, for cachedRouterHashes()).
+  // marker) and its router hash (the chain of docs/contracts.md, "Block hashing"; for
+  // cachedRouterHashes()).
   private final boolean[] cached;
   private final long[] engineHashOf;
   private final long[] parentOf;
@@ -362,8 +363,8 @@ public final class BlockManager {
   }
 
   /**
-   * The router hashes (DESIGN.md §3: {@link BlockHasher} chain from {@code
-   * BlockHasher.firstParent(loraName, null)}) of every cached block, sorted as unsigned longs —
+   * The router hashes ({@link BlockHasher} chain from {@code BlockHasher.firstParent(loraName,
+   * null)}; docs/contracts.md, "Block hashing") of every cached block, sorted as unsigned longs —
    * what a router's view of this engine should hold.
    */
   public long[] cachedRouterHashes() {

@@ -53,18 +53,17 @@ class LiveClusterIT {
     Arm arm = Arm.policy(PolicyName.KV_AWARE);
     Workload workload = chats(8, 3);
     AtomicInteger progress = new AtomicInteger();
-    try (LiveCluster.Stack stack =
-        LiveCluster.start(fleet, 4, 1, fleet.policy(PolicyName.KV_AWARE))) {
+    try (LiveStack stack = LiveStack.start(fleet, 4, 1, fleet.policy(PolicyName.KV_AWARE))) {
       VirtualCluster.Run run =
-          new LiveCluster.Load(
-                  stack,
-                  fleet,
-                  4,
-                  LiveCluster.Api.CHAT,
-                  (a, seed, done, total) -> progress.set(done),
-                  arm,
-                  1)
-              .run(workload);
+          LiveCluster.run(
+              stack,
+              fleet,
+              4,
+              LiveCluster.Api.CHAT,
+              (a, seed, done, total) -> progress.set(done),
+              arm,
+              1,
+              workload);
       assertThat(progress.get()).isEqualTo(24);
       assertThat(run.results()).hasSize(24).noneMatch(RequestResult::error);
       assertThat(run.results()).allMatch(r -> r.worker() != null && r.worker().matches("w[01]"));
@@ -77,17 +76,17 @@ class LiveClusterIT {
           .isPositive();
 
       HttpClient http = HttpClient.newHttpClient();
-      for (int i = 0; i < stack.engines.size(); i++) {
-        SimEngine engine = stack.engines.get(i);
+      for (int i = 0; i < stack.engines().size(); i++) {
+        SimEngine engine = stack.engines().get(i);
         SourceId source = new SourceId(WorkerId.of("w" + i), 0);
         Set<Long> truth = Set.of();
         Set<Long> indexed = Set.of();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
-          stack.runtime.ingest().flush().get(5, TimeUnit.SECONDS);
+          stack.router().runtime().ingest().flush().get(5, TimeUnit.SECONDS);
           truth = simCache(http, engine);
           indexed = new HashSet<>();
-          for (long h : stack.runtime.index().viewHashes(source)) {
+          for (long h : stack.router().runtime().index().viewHashes(source)) {
             indexed.add(h);
           }
           if (truth.equals(indexed)) {

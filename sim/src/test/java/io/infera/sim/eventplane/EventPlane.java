@@ -12,8 +12,8 @@ import io.infera.router.relay.Relay;
 import io.infera.router.relay.RelayOptions;
 import io.infera.router.testing.NatsServer;
 import io.infera.router.tokenize.PromptTokenizer;
-import io.infera.sim.bench.LiveCluster;
-import io.infera.sim.bench.LiveCluster.InJvmRouter;
+import io.infera.sim.bench.BenchTokenizer;
+import io.infera.sim.bench.InJvmRouter;
 import io.infera.sim.engine.EngineOptions;
 import io.infera.sim.engine.Flavor;
 import io.infera.sim.engine.SimEngine;
@@ -82,7 +82,7 @@ final class EventPlane implements AutoCloseable {
     this.engines = new SimEngine[spec.engines()];
     this.relays = new Relay[spec.engines()];
     this.engineOptions = new EngineOptions[spec.engines()];
-    this.tokenizer = LiveCluster.tokenizer();
+    this.tokenizer = BenchTokenizer.qwen3();
   }
 
   /** nats-server, the engines and their relays (each relay ready). */
@@ -193,8 +193,8 @@ final class EventPlane implements AutoCloseable {
           .append("'}\n");
     }
     RouterConfig cfg = ConfigLoader.parse(yaml.toString());
-    LiveCluster.InJvmRouter started =
-        LiveCluster.startRouter(
+    InJvmRouter started =
+        InJvmRouter.start(
             vertx,
             cfg,
             new NatsTransport(cfg.events().nats(), cfg.pageSize(), natsSettings(spec.limits())));

@@ -6,7 +6,7 @@ import io.infera.router.events.EventSubjects;
 import io.infera.router.events.JetStreamSetup;
 import io.infera.router.kv.IndexStats;
 import io.infera.router.relay.RelayStats;
-import io.infera.sim.bench.LiveCluster.InJvmRouter;
+import io.infera.sim.bench.InJvmRouter;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;

@@ -1,0 +1,93 @@
+package io.infera.sim.bench;
+
+import io.infera.router.config.PolicyConfig;
+import io.infera.router.events.ZmqTransport;
+import io.infera.sim.engine.EngineOptions;
+import io.infera.sim.engine.Flavor;
+import io.infera.sim.engine.SimEngine;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One live run's processes in this JVM: {@code fleet.workers()} simulated vLLM engines (HTTP and
+ * ZMQ KV events on loopback ephemeral ports) and, for a policy arm, the real router in front of
+ * them (zmq transport, static discovery); closed after the run, so every arm and seed starts cold.
+ */
+public final class LiveStack implements AutoCloseable {
+
+  private final Vertx vertx = Vertx.vertx();
+  private final List<SimEngine> engines = new ArrayList<>();
+  private InJvmRouter router;
+
+  private LiveStack() {}
+
+  /**
+   * Starts the engines (engine {@code i} is worker {@code w<i>}, hash seed {@code 1000 × seed + i})
+   * and, unless {@code policy} is null, the router with that policy, ready.
+   *
+   * @param speedup how much faster than the wall clock the engines' clocks run
+   */
+  public static LiveStack start(FleetSpec fleet, double speedup, int seed, PolicyConfig policy)
+      throws Exception {
+    LiveStack stack = new LiveStack();
+    try {
+      for (int i = 0; i < fleet.workers(); i++) {
+        EngineOptions o =
+            EngineOptions.defaults().toBuilder()
+                .flavor(Flavor.VLLM_MAP)
+                .blockSize(fleet.blockSize())
+                .numBlocks(fleet.blocksPerWorker())
+                .model(BenchRouterConfig.MODEL)
+                .speedup(speedup)
+                .hashSeed(1000L * seed + i)
+                .maxNumSeqs(fleet.engine().maxNumSeqs())
+                .maxNumBatchedTokens(fleet.engine().maxNumBatchedTokens())
+                .build();
+        stack.engines.add(SimEngine.start(o, stack.vertx, BenchTokenizer.qwen3()));
+      }
+      if (policy != null) {
+        stack.router =
+            InJvmRouter.start(
+                stack.vertx,
+                BenchRouterConfig.of(fleet, policy, stack.engines),
+                new ZmqTransport());
+      }
+      return stack;
+    } catch (Exception e) {
+      stack.close();
+      throw e;
+    }
+  }
+
+  /** The engines; position {@code i} is worker {@code w<i>}. */
+  public List<SimEngine> engines() {
+    return List.copyOf(engines);
+  }
+
+  /** The router, or null when the stack has none (the oracle arm). */
+  public InJvmRouter router() {
+    return router;
+  }
+
+  /** The engines' worst clock slip (see {@link SimEngine#clockSlip}). */
+  public double clockSlip() {
+    double slip = 0;
+    for (SimEngine e : engines) {
+      slip = Math.max(slip, e.clockSlip());
+    }
+    return slip;
+  }
+
+  /** Stops the router, then the engines, then Vert.x. */
+  @Override
+  public void close() {
+    if (router != null) {
+      router.close();
+    }
+    for (SimEngine e : engines) {
+      e.close();
+    }
+    vertx.close();
+  }
+}

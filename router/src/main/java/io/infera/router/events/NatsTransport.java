@@ -7,6 +7,10 @@ import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
+import io.infera.router.nats.NatsHeaders;
+import io.infera.router.nats.NatsKeys;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ConsumeOptions;
@@ -419,8 +423,7 @@ public final class NatsTransport implements EventTransport {
     List<SourceStatus> out = new ArrayList<>();
     for (NatsCursor.Source s : cursor.sources()) {
       long created = s.snapshotCreatedMillis;
-      SnapshotMeta meta =
-          latestSnapshots.get(EventSubjects.snapshotKey(s.id.worker(), s.id.dpRank()));
+      SnapshotMeta meta = latestSnapshots.get(NatsKeys.snapshotKey(s.id.worker(), s.id.dpRank()));
       if (meta != null) {
         created = Math.max(created, meta.createdMillis());
       }
@@ -928,14 +931,13 @@ public final class NatsTransport implements EventTransport {
       }
       SourceId id = new SourceId(src.worker(), src.rank());
       Headers h = m.getHeaders();
-      if (h != null && h.containsKey(EventSubjects.HEADER_RESYNC)) {
+      if (h != null && h.containsKey(NatsHeaders.RESYNC)) {
         onResync(id, seq);
         return;
       }
       long engineSeq;
       try {
-        engineSeq =
-            NatsKeys.engineSeq(h == null ? null : h.getFirst(EventSubjects.HEADER_ENGINE_SEQ));
+        engineSeq = NatsHeaders.engineSeq(h == null ? null : h.getFirst(NatsHeaders.ENGINE_SEQ));
       } catch (IllegalArgumentException e) {
         badHeaders.incrementAndGet();
         log.debug("nats bad header stream_seq={} error={}", seq, e.getMessage());
@@ -982,7 +984,7 @@ public final class NatsTransport implements EventTransport {
       return;
     }
     try {
-      sink.acceptStreamed(id.worker(), id.dpRank(), seq, NatsKeys.frames(engineSeq, payload));
+      sink.acceptStreamed(id.worker(), id.dpRank(), seq, NatsFrames.frames(engineSeq, payload));
     } catch (RuntimeException e) {
       errors.incrementAndGet();
       log.warn("nats event sink failed, message dropped source={} stream_seq={}", id, seq, e);
@@ -1044,8 +1046,7 @@ public final class NatsTransport implements EventTransport {
       if (s.degraded == null || !discovered.containsKey(s.id.worker())) {
         continue;
       }
-      SnapshotMeta meta =
-          latestSnapshots.get(EventSubjects.snapshotKey(s.id.worker(), s.id.dpRank()));
+      SnapshotMeta meta = latestSnapshots.get(NatsKeys.snapshotKey(s.id.worker(), s.id.dpRank()));
       if (meta != null && meta.revision() > s.triedRevision) {
         seedFromBucket(s.id, "repair");
       }
@@ -1058,7 +1059,7 @@ public final class NatsTransport implements EventTransport {
    * @return whether it was seeded
    */
   private boolean seedFromBucket(SourceId id, String why) throws Exception {
-    String key = EventSubjects.snapshotKey(id.worker(), id.dpRank());
+    String key = NatsKeys.snapshotKey(id.worker(), id.dpRank());
     KeyValueEntry e = kv.get(key);
     if (e == null || e.getOperation() != KeyValueOperation.PUT || e.getValue() == null) {
       return false;

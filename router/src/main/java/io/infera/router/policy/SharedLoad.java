@@ -1,10 +1,12 @@
 package io.infera.router.policy;
 
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.SharedLoadMessage.Bye;
-import io.infera.router.policy.SharedLoadMessage.Entry;
-import io.infera.router.policy.SharedLoadMessage.Heartbeat;
-import io.infera.router.policy.SharedLoadMessage.Update;
+import io.infera.router.nats.SharedLoadCodec;
+import io.infera.router.nats.SharedLoadMessage;
+import io.infera.router.nats.SharedLoadMessage.Bye;
+import io.infera.router.nats.SharedLoadMessage.Entry;
+import io.infera.router.nats.SharedLoadMessage.Heartbeat;
+import io.infera.router.nats.SharedLoadMessage.Update;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Dispatcher;
@@ -394,7 +396,7 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
 
   @Override
   public void changed(LoadTracker.Change change) {
-    send(new Update(replicaId, List.of(Entry.of(change))));
+    send(new Update(replicaId, List.of(entry(change))));
   }
 
   /** Applies one message from the subject (the dispatcher thread). Never throws. */
@@ -487,7 +489,7 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
           "load heartbeat truncated workers={} max={}", ws.size(), SharedLoadMessage.MAX_ENTRIES);
       ws = ws.subList(0, SharedLoadMessage.MAX_ENTRIES);
     }
-    send(new Heartbeat(replicaId, own.seq(), ws.stream().map(Entry::of).toList()));
+    send(new Heartbeat(replicaId, own.seq(), ws.stream().map(SharedLoad::entry).toList()));
   }
 
   /** Drops replicas not heard from within the expiry. */
@@ -613,6 +615,10 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
     } catch (RuntimeException e) {
       log.warn("load sharing heartbeat failed error={}", e.toString());
     }
+  }
+
+  private static Entry entry(LoadTracker.Change c) {
+    return new Entry(c.worker(), c.seq(), c.activeBlocks(), c.inFlight(), c.pick(), c.charge());
   }
 
   private static long newReplicaId() {

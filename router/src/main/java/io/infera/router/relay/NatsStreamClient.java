@@ -1,6 +1,6 @@
 package io.infera.router.relay;
 
-import io.infera.router.events.JetStreamSetup;
+import io.infera.router.nats.JetStreamSetup;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;

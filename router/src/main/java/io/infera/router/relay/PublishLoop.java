@@ -1,9 +1,10 @@
 package io.infera.router.relay;
 
-import io.infera.router.events.EventSubjects;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.ViewSnapshot;
+import io.infera.router.nats.NatsHeaders;
+import io.infera.router.nats.RelayProtocol;
 import io.infera.router.relay.StreamClient.Ack;
 import io.infera.router.relay.StreamClient.Outbound;
 import io.infera.router.relay.StreamClient.Stored;
@@ -587,10 +588,10 @@ final class PublishLoop {
   private Outbound message(RelayBatch b) {
     Map<String, String> h = new LinkedHashMap<>(4);
     if (b.hasSeq()) {
-      h.put(EventSubjects.HEADER_ENGINE_SEQ, Long.toString(b.engineSeq()));
+      h.put(NatsHeaders.ENGINE_SEQ, Long.toString(b.engineSeq()));
     }
-    h.put(EventSubjects.HEADER_ENGINE, options.engine());
-    h.put(EventSubjects.HEADER_BLOCK_SIZE, blockSizeHeader);
+    h.put(NatsHeaders.ENGINE, options.engine());
+    h.put(NatsHeaders.BLOCK_SIZE, blockSizeHeader);
     String id =
         b.hasSeq()
             ? RelayProtocol.batchMessageId(
@@ -601,9 +602,9 @@ final class PublishLoop {
 
   private Outbound marker(RankState r) {
     Map<String, String> h = new LinkedHashMap<>(4);
-    h.put(RelayProtocol.HEADER_RESYNC, r.resyncReason);
-    h.put(EventSubjects.HEADER_ENGINE, options.engine());
-    h.put(EventSubjects.HEADER_BLOCK_SIZE, blockSizeHeader);
+    h.put(NatsHeaders.RESYNC, r.resyncReason);
+    h.put(NatsHeaders.ENGINE, options.engine());
+    h.put(NatsHeaders.BLOCK_SIZE, blockSizeHeader);
     String id =
         RelayProtocol.resyncMessageId(
             options.workerId(), r.rank, runId, r.resyncEpisode, r.resyncWatermark);
@@ -725,19 +726,14 @@ final class PublishLoop {
   }
 
   private static boolean isMarker(Stored m) {
-    return RelayProtocol.isResync(m.headers().get(RelayProtocol.HEADER_RESYNC));
+    return RelayProtocol.isResync(m.headers().get(NatsHeaders.RESYNC));
   }
 
-  /** The engine sequence header of a stored batch, or NO_SEQ. */
+  /** The engine sequence header of a stored batch, or NO_SEQ (also when it is not a number). */
   static long engineSeq(Stored m) {
-    String v = m.headers().get(EventSubjects.HEADER_ENGINE_SEQ);
-    if (v == null) {
-      return KvEventMessage.NO_SEQ;
-    }
     try {
-      long seq = Long.parseLong(v.strip());
-      return seq >= 0 ? seq : KvEventMessage.NO_SEQ;
-    } catch (NumberFormatException e) {
+      return NatsHeaders.engineSeq(m.headers().get(NatsHeaders.ENGINE_SEQ));
+    } catch (IllegalArgumentException e) {
       return KvEventMessage.NO_SEQ;
     }
   }

@@ -5,6 +5,7 @@ import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventSink;
 import io.infera.router.events.ZmqTransport;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.RelayProtocol;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

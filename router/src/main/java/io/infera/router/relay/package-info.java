@@ -9,6 +9,6 @@
  * includes. When batches cannot be stored (the buffer overflowed while NATS was away, or a lost
  * publish could no longer be stored in order) they are folded into the view, counted and logged,
  * and the rank resyncs: snapshot first, then a marker (the contract is in {@link
- * io.infera.router.relay.RelayProtocol}). Nothing is lost quietly.
+ * io.infera.router.nats.RelayProtocol}). Nothing is lost quietly.
  */
 package io.infera.router.relay;

@@ -7,6 +7,10 @@ import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
+import io.infera.router.nats.NatsHeaders;
+import io.infera.router.nats.NatsKeys;
 import io.infera.router.testing.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
@@ -148,7 +152,7 @@ public final class NatsTransportBench {
                 PAGE, hashes, seq[w] == 0 ? null : last[w], Events.range(tok[w], n * PAGE));
         last[w] = hashes[n - 1];
         tok[w] += n * PAGE;
-        Headers h = new Headers().put(EventSubjects.HEADER_ENGINE_SEQ, Long.toString(seq[w]++));
+        Headers h = new Headers().put(NatsHeaders.ENGINE_SEQ, Long.toString(seq[w]++));
         window.add(
             js.publishAsync(
                 NatsMessage.builder()
@@ -188,7 +192,7 @@ public final class NatsTransportBench {
         }
         byte[] value = ViewSnapshot.of(PAGE, n, 0, router, engine).encode();
         bytes += value.length;
-        nc.keyValue(BUCKET).put(EventSubjects.snapshotKey(WorkerId.of("w" + w), 0), value);
+        nc.keyValue(BUCKET).put(NatsKeys.snapshotKey(WorkerId.of("w" + w), 0), value);
       }
       return bytes;
     }

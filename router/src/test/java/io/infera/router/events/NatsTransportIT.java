@@ -15,6 +15,10 @@ import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
+import io.infera.router.nats.NatsHeaders;
+import io.infera.router.nats.NatsKeys;
 import io.infera.router.testing.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
@@ -254,7 +258,7 @@ public class NatsTransportIT {
     pub.raw(PREFIX + "." + EventSubjects.token(WorkerId.of("a")) + ".x", null, new byte[] {1});
     pub.publish(WorkerId.of("a"), 0, 0L, "not msgpack".getBytes(StandardCharsets.UTF_8));
     pub.publish(WorkerId.of("a"), 0, 1L, new byte[0]);
-    Headers bad = new Headers().put(EventSubjects.HEADER_ENGINE_SEQ, "seven");
+    Headers bad = new Headers().put(NatsHeaders.ENGINE_SEQ, "seven");
     Chain chain = new Chain("a", 0, 1000);
     chain.engineSeq = 2;
     Reference ref = new Reference();
@@ -512,10 +516,10 @@ public class NatsTransportIT {
     }
 
     public long publish(WorkerId w, int rank, Long engineSeq, byte[] payload) throws Exception {
-      Headers h = new Headers().put(EventSubjects.HEADER_ENGINE, "vllm");
-      h.put(EventSubjects.HEADER_BLOCK_SIZE, Integer.toString(PAGE));
+      Headers h = new Headers().put(NatsHeaders.ENGINE, "vllm");
+      h.put(NatsHeaders.BLOCK_SIZE, Integer.toString(PAGE));
       if (engineSeq != null) {
-        h.put(EventSubjects.HEADER_ENGINE_SEQ, Long.toString(engineSeq));
+        h.put(NatsHeaders.ENGINE_SEQ, Long.toString(engineSeq));
       }
       return raw(EventSubjects.subject(prefix, w, rank), h, payload);
     }
@@ -526,13 +530,12 @@ public class NatsTransportIT {
     }
 
     public long resync(WorkerId w, int rank) throws Exception {
-      Headers h = new Headers().put(EventSubjects.HEADER_RESYNC, "overflow");
+      Headers h = new Headers().put(NatsHeaders.RESYNC, "overflow");
       return raw(EventSubjects.subject(prefix, w, rank), h, new byte[0]);
     }
 
     public long putSnapshot(ViewSnapshot s, String worker, int rank) throws Exception {
-      return nc.keyValue(BUCKET)
-          .put(EventSubjects.snapshotKey(WorkerId.of(worker), rank), s.encode());
+      return nc.keyValue(BUCKET).put(NatsKeys.snapshotKey(WorkerId.of(worker), rank), s.encode());
     }
 
     @Override

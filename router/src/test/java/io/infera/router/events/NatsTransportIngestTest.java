@@ -37,7 +37,7 @@ class NatsTransportIngestTest {
   void aSeedReplacesTheViewInOrderWithTheMessages() throws Exception {
     ingest.workers(Set.of(A), Set.of());
     KvEvent e = Events.stored(16, new long[] {7}, null, Events.range(0, 16));
-    ingest.acceptStreamed(A, 0, 1, NatsKeys.frames(0, FakeVllmPublisher.batchPayload(1, 0, e)));
+    ingest.acceptStreamed(A, 0, 1, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, 0, e)));
     PrefixIndex other = new PrefixIndex(16);
     other.apply(
         A, 5, Events.batch(0, Events.stored(16, new long[] {8, 9}, null, Events.range(100, 32))));
@@ -45,7 +45,8 @@ class NatsTransportIngestTest {
     ingest.acceptSnapshot(A, 0, snap);
     // A later batch chains on the seeded engine hash 9.
     KvEvent next = Events.stored(16, new long[] {10}, 9L, Events.range(132, 16));
-    ingest.acceptStreamed(A, 0, 4, NatsKeys.frames(6, FakeVllmPublisher.batchPayload(1, 0, next)));
+    ingest.acceptStreamed(
+        A, 0, 4, NatsFrames.frames(6, FakeVllmPublisher.batchPayload(1, 0, next)));
     flush();
     PrefixIndex before = new PrefixIndex(16);
     before.apply(A, 0, Events.batch(0, e));
@@ -75,9 +76,10 @@ class NatsTransportIngestTest {
   void theStreamsRankNamesTheSourceWhateverTheBatchSays() throws Exception {
     ingest.workers(Set.of(A), Set.of());
     KvEvent e = Events.stored(16, new long[] {7}, null, Events.range(0, 16));
-    ingest.acceptStreamed(A, 1, 1, NatsKeys.frames(0, FakeVllmPublisher.batchPayload(1, 0, e)));
+    ingest.acceptStreamed(A, 1, 1, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, 0, e)));
     KvEvent f = Events.stored(16, new long[] {8}, null, Events.range(16, 16));
-    ingest.acceptStreamed(A, 2, 2, NatsKeys.frames(0, FakeVllmPublisher.batchPayload(1, null, f)));
+    ingest.acceptStreamed(
+        A, 2, 2, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, null, f)));
     flush();
     assertThat(view(0)).isEmpty();
     assertThat(view(1)).hasSize(1);

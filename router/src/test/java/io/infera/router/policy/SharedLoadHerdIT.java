@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.Role;
-import io.infera.router.events.EventSubjects;
+import io.infera.router.nats.EventSubjects;
 import io.infera.router.testing.NatsServer;
 import java.nio.file.Path;
 import java.time.Duration;

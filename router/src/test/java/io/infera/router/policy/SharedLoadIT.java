@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.infera.router.config.Role;
-import io.infera.router.events.EventSubjects;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
 import io.infera.router.testing.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.Nats;

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.SharedLoadMessage.Entry;
-import io.infera.router.policy.SharedLoadMessage.Heartbeat;
-import io.infera.router.policy.SharedLoadMessage.Update;
+import io.infera.router.nats.SharedLoadCodec;
+import io.infera.router.nats.SharedLoadMessage.Entry;
+import io.infera.router.nats.SharedLoadMessage.Heartbeat;
+import io.infera.router.nats.SharedLoadMessage.Update;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

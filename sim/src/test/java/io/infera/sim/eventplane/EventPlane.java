@@ -2,12 +2,12 @@ package io.infera.sim.eventplane;
 
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
-import io.infera.router.events.EventSubjects;
-import io.infera.router.events.JetStreamSetup;
 import io.infera.router.events.NatsTransport;
 import io.infera.router.json.Json;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
 import io.infera.router.relay.Relay;
 import io.infera.router.relay.RelayOptions;
 import io.infera.router.testing.NatsServer;

@@ -1,11 +1,12 @@
-package io.infera.router.policy;
+package io.infera.router.nats;
 
 import io.infera.router.kv.WorkerId;
 import java.util.List;
 
 /**
- * What router replicas tell each other on the load subject (DESIGN.md §5): in-flight totals per
- * worker, picks, heartbeats and goodbyes. See {@link SharedLoad} for how they are applied.
+ * What router replicas tell each other on the load subject (docs/contracts.md, "NATS event plane"):
+ * in-flight totals per worker, picks, heartbeats and goodbyes. {@code
+ * io.infera.router.events.nats.SharedLoad} sends and applies them.
  *
  * <p>Wire form, big-endian: {@code 'I' 'L'}, version {@code u8} (= {@value #VERSION}), kind {@code
  * u8} (1 update, 2 heartbeat, 3 bye), sender replica {@code i64}; a heartbeat then has its seq
@@ -49,10 +50,6 @@ public sealed interface SharedLoadMessage {
       if (!(charge >= 0 && charge <= MAX_CHARGE) || (!pick && charge != 0)) {
         throw new IllegalArgumentException("charge must be in [0, 1e9], and 0 unless a pick");
       }
-    }
-
-    static Entry of(LoadTracker.Change c) {
-      return new Entry(c.worker(), c.seq(), c.activeBlocks(), c.inFlight(), c.pick(), c.charge());
     }
   }
 

@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

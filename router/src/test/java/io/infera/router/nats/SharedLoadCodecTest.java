@@ -1,15 +1,15 @@
-package io.infera.router.policy;
+package io.infera.router.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.SharedLoadCodec.MalformedException;
-import io.infera.router.policy.SharedLoadCodec.MalformedException.Kind;
-import io.infera.router.policy.SharedLoadMessage.Bye;
-import io.infera.router.policy.SharedLoadMessage.Entry;
-import io.infera.router.policy.SharedLoadMessage.Heartbeat;
-import io.infera.router.policy.SharedLoadMessage.Update;
+import io.infera.router.nats.SharedLoadCodec.MalformedException;
+import io.infera.router.nats.SharedLoadCodec.MalformedException.Kind;
+import io.infera.router.nats.SharedLoadMessage.Bye;
+import io.infera.router.nats.SharedLoadMessage.Entry;
+import io.infera.router.nats.SharedLoadMessage.Heartbeat;
+import io.infera.router.nats.SharedLoadMessage.Update;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.List;

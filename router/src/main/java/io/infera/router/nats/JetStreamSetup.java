@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.nats;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -14,9 +14,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Creates the event stream and the snapshot bucket when they are missing (DESIGN.md §5); both the
- * relay and the router call it, so either may start first. An existing stream or bucket is left as
- * it is (an operator may have tuned its limits).
+ * Creates the event stream and the snapshot bucket when they are missing (docs/contracts.md, "NATS
+ * event plane"); both the relay and the router call it, so either may start first. An existing
+ * stream or bucket is left as it is (an operator may have tuned its limits).
  */
 public final class JetStreamSetup {
 

@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.nats;
 
 import io.infera.router.kv.WorkerId;
 import java.nio.charset.StandardCharsets;
@@ -6,31 +6,16 @@ import java.time.Duration;
 import java.util.Base64;
 
 /**
- * Names on NATS (DESIGN.md §5): event subjects {@code <prefix>.<token>.<rank>} with {@code token} =
- * base64url without padding of the worker id, snapshot keys {@code <token>.<rank>}, the
- * load-sharing subject, the message headers and the stream's limits. Shared by the relay and the
- * router.
+ * Subjects on NATS (docs/contracts.md, "NATS event plane"): event subjects {@code
+ * <prefix>.<token>.<rank>} with {@code token} = base64url without padding of the worker id, the
+ * load-sharing subject, and the stream's default names and limits. Snapshot keys are {@link
+ * NatsKeys}, headers {@link NatsHeaders}.
  */
 public final class EventSubjects {
 
   public static final String DEFAULT_PREFIX = "infera.kv.events";
   public static final String DEFAULT_STREAM = "INFERA_KV_EVENTS";
   public static final String DEFAULT_BUCKET = "infera_kv_snapshots";
-
-  /** Header: the engine's batch sequence (decimal), absent when the engine sent none. */
-  public static final String HEADER_ENGINE_SEQ = "Infera-Engine-Seq";
-
-  /** Header: {@code vllm} or {@code sglang}. */
-  public static final String HEADER_ENGINE = "Infera-Engine";
-
-  /** Header: the engine's block size (decimal). */
-  public static final String HEADER_BLOCK_SIZE = "Infera-Block-Size";
-
-  /**
-   * Header (any value) of a resync marker: the relay wrote a fresh snapshot of the subject's source
-   * and readers should seed it again. The message has an empty payload.
-   */
-  public static final String HEADER_RESYNC = "Infera-Resync";
 
   /** Stream limits: retention by limits, discard old, file storage. */
   public static final Duration STREAM_MAX_AGE = Duration.ofHours(1);
@@ -61,11 +46,6 @@ public final class EventSubjects {
   /** {@code <prefix>.>}: every event subject, what the stream holds. */
   public static String wildcard(String prefix) {
     return prefix + ".>";
-  }
-
-  /** {@code <token>.<rank>}: the source's key in the snapshot bucket. */
-  public static String snapshotKey(WorkerId worker, int rank) {
-    return token(worker) + "." + rank;
   }
 
   /**

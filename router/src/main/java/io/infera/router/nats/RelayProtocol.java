@@ -1,33 +1,33 @@
-package io.infera.router.relay;
+package io.infera.router.nats;
 
-import io.infera.router.events.EventSubjects;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.WorkerId;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * What the relay puts on NATS, and what a consumer of the stream must do with it (DESIGN.md §5).
+ * What the relay puts on NATS, and what a consumer of the stream must do with it
+ * (docs/contracts.md, "NATS event plane").
  *
  * <h2>Messages on {@code <prefix>.<token>.<rank>}</h2>
  *
  * <ol>
  *   <li><b>Batch</b>: the payload is the engine's msgpack batch byte for byte. Headers: {@value
- *       EventSubjects#HEADER_ENGINE_SEQ} (decimal engine sequence; absent when the engine sent a
- *       two-frame message without one), {@value EventSubjects#HEADER_ENGINE}, {@value
- *       EventSubjects#HEADER_BLOCK_SIZE}, and JetStream's {@code Nats-Msg-Id} (see {@link
- *       #batchMessageId}). The subject's rank is authoritative: apply the batch to source (worker,
- *       subject rank) whatever {@code data_parallel_rank} the payload carries; the relay's own view
- *       (and so its snapshots) does the same. Within a subject, batches are in engine order, and
- *       the relay never republishes a batch already in the stream (not after a reconnect, not after
- *       its own restart), so an engine sequence that goes down means the engine restarted.
- *   <li><b>Resync marker</b>: empty payload, header {@value #HEADER_RESYNC} with a reason ({@value
- *       #REASON_OVERFLOW} or {@value #REASON_REORDER}), plus {@value EventSubjects#HEADER_ENGINE}
- *       and {@value EventSubjects#HEADER_BLOCK_SIZE}; no engine sequence header. It means: the
- *       relay's view of this source holds batches that are not in the stream at their place (the
- *       buffer overflowed while NATS was away, or a batch could not be stored in engine order).
- *       Before publishing the marker the relay has written a snapshot of that view to the bucket
- *       (key {@code <token>.<rank>}), and that snapshot's watermark is at least the stream sequence
- *       of every message of the subject stored before the marker. A consumer that reaches a marker
+ *       NatsHeaders#ENGINE_SEQ} (decimal engine sequence; absent when the engine sent a two-frame
+ *       message without one), {@value NatsHeaders#ENGINE}, {@value NatsHeaders#BLOCK_SIZE}, and
+ *       JetStream's {@code Nats-Msg-Id} (see {@link #batchMessageId}). The subject's rank is
+ *       authoritative: apply the batch to source (worker, subject rank) whatever {@code
+ *       data_parallel_rank} the payload carries; the relay's own view (and so its snapshots) does
+ *       the same. Within a subject, batches are in engine order, and the relay never republishes a
+ *       batch already in the stream (not after a reconnect, not after its own restart), so an
+ *       engine sequence that goes down means the engine restarted.
+ *   <li><b>Resync marker</b>: empty payload, header {@value NatsHeaders#RESYNC} with a reason
+ *       ({@value #REASON_OVERFLOW} or {@value #REASON_REORDER}), plus {@value NatsHeaders#ENGINE}
+ *       and {@value NatsHeaders#BLOCK_SIZE}; no engine sequence header. It means: the relay's view
+ *       of this source holds batches that are not in the stream at their place (the buffer
+ *       overflowed while NATS was away, or a batch could not be stored in engine order). Before
+ *       publishing the marker the relay has written a snapshot of that view to the bucket (key
+ *       {@code <token>.<rank>}), and that snapshot's watermark is at least the stream sequence of
+ *       every message of the subject stored before the marker. A consumer that reaches a marker
  *       must seed the source from the bucket's current snapshot of the key (any revision it reads
  *       after seeing the marker qualifies) and then apply the subject's messages whose stream
  *       sequence is greater than that snapshot's watermark. A marker at or below the watermark of
@@ -47,12 +47,6 @@ import net.openhft.hashing.LongHashFunction;
  * right before every resync marker, and on shutdown.
  */
 public final class RelayProtocol {
-
-  /**
-   * Header of a resync marker (the value is a reason). The same name as {@code
-   * EventSubjects.HEADER_RESYNC}, which the router's consumer reads.
-   */
-  public static final String HEADER_RESYNC = "Infera-Resync";
 
   /**
    * Marker reason: the buffer overflowed while NATS was away; the skipped batches are folded in.
@@ -114,7 +108,7 @@ public final class RelayProtocol {
         + watermark;
   }
 
-  /** Whether a message's {@value #HEADER_RESYNC} header value (or null) marks a resync. */
+  /** Whether a message's {@value NatsHeaders#RESYNC} header value (or null) marks a resync. */
   public static boolean isResync(String headerValue) {
     return headerValue != null;
   }

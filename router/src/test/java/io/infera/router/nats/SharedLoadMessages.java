@@ -1,10 +1,10 @@
-package io.infera.router.policy;
+package io.infera.router.nats;
 
 import io.infera.router.kv.WorkerId;
-import io.infera.router.policy.SharedLoadMessage.Bye;
-import io.infera.router.policy.SharedLoadMessage.Entry;
-import io.infera.router.policy.SharedLoadMessage.Heartbeat;
-import io.infera.router.policy.SharedLoadMessage.Update;
+import io.infera.router.nats.SharedLoadMessage.Bye;
+import io.infera.router.nats.SharedLoadMessage.Entry;
+import io.infera.router.nats.SharedLoadMessage.Heartbeat;
+import io.infera.router.nats.SharedLoadMessage.Update;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

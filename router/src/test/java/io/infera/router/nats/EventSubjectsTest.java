@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,7 +22,7 @@ class EventSubjectsTest {
     assertThat(s).isEqualTo("infera.kv.events.ZGVtby1kZWNvZGUtN2Q5Zi14Mi5ucw.3");
     assertThat(EventSubjects.parse("infera.kv.events", s))
         .isEqualTo(new EventSubjects.Source(pod, 3));
-    assertThat(EventSubjects.snapshotKey(pod, 3)).isEqualTo("ZGVtby1kZWNvZGUtN2Q5Zi14Mi5ucw.3");
+    assertThat(NatsKeys.snapshotKey(pod, 3)).isEqualTo("ZGVtby1kZWNvZGUtN2Q5Zi14Mi5ucw.3");
     assertThat(EventSubjects.wildcard("infera.kv.events")).isEqualTo("infera.kv.events.>");
     assertThat(EventSubjects.loadSubject("infera.kv.events")).isEqualTo("infera.load");
     assertThat(EventSubjects.loadSubject("kv")).isEqualTo("kv.load");

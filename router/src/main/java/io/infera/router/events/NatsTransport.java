@@ -45,7 +45,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -241,6 +240,7 @@ public final class NatsTransport implements EventTransport {
   private final RouterConfig.Nats config;
   private final int pageSize;
   private final Settings settings;
+  private final Backoff backoff;
   private final AtomicReference<Pending> pending = new AtomicReference<>(new Pending(0, List.of()));
 
   private final AtomicLong messages = new AtomicLong();
@@ -308,6 +308,7 @@ public final class NatsTransport implements EventTransport {
     this.config = Objects.requireNonNull(config, "config");
     this.pageSize = pageSize;
     this.settings = Objects.requireNonNull(settings, "settings");
+    this.backoff = new Backoff(settings.reconnectWait(), settings.reconnectWaitMax());
     this.hold =
         new NatsHold(
             settings.holdMessages(), settings.holdBytes(), settings.holdTime(), System::nanoTime);
@@ -571,7 +572,7 @@ public final class NatsTransport implements EventTransport {
         }
         errors.incrementAndGet();
         failures++;
-        Duration wait = backoff(failures);
+        Duration wait = backoff.delay(failures);
         log.warn(
             "nats transport failed, retrying url={} attempt={} retry_ms={} error={}",
             config.url(),
@@ -597,7 +598,7 @@ public final class NatsTransport implements EventTransport {
             .server(config.url())
             .connectionName("infera-router")
             .maxReconnects(-1)
-            .reconnectDelayHandler(tries -> backoff((int) Math.min(tries, 30)))
+            .reconnectDelayHandler(tries -> backoff.delay((int) Math.min(tries, 30)))
             .connectionTimeout(settings.requestTimeout())
             .connectionListener(this::onConnectionEvent)
             .errorListener(new LoggingErrorListener())
@@ -629,17 +630,6 @@ public final class NatsTransport implements EventTransport {
       case LAME_DUCK -> log.warn("nats server entering lame duck mode url={}", config.url());
       default -> log.debug("nats connection event={}", event);
     }
-  }
-
-  /** Capped exponential back-off with ±20 % jitter. */
-  private Duration backoff(int failures) {
-    long base = settings.reconnectWait().toMillis();
-    long max = settings.reconnectWaitMax().toMillis();
-    long wait = base << Math.min(Math.max(0, failures - 1), 20);
-    wait = Math.min(max, wait <= 0 ? max : wait);
-    long jitter = wait / 5;
-    wait += ThreadLocalRandom.current().nextLong(-jitter, jitter + 1);
-    return Duration.ofMillis(Math.max(1, wait));
   }
 
   private void closeConnection() {

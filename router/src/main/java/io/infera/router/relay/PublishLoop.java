@@ -1,5 +1,6 @@
 package io.infera.router.relay;
 
+import io.infera.router.events.Backoff;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.ViewSnapshot;
@@ -103,6 +104,7 @@ final class PublishLoop {
   private final String runId;
   private final String blockSizeHeader;
   private final long publishTimeoutNanos;
+  private final Backoff backoff;
   private final ArrayDeque<InFlight> inflight = new ArrayDeque<>();
   private final RankState[] ranks;
   private volatile RelayBatch taken;
@@ -129,6 +131,7 @@ final class PublishLoop {
     this.runId = runId;
     this.blockSizeHeader = Integer.toString(options.blockSize());
     this.publishTimeoutNanos = options.publishTimeout().toNanos();
+    this.backoff = new Backoff(options.reconnectWait(), options.reconnectWaitMax());
     this.ranks = new RankState[options.dpSize()];
     long now = System.nanoTime();
     for (int r = 0; r < ranks.length; r++) {
@@ -682,10 +685,7 @@ final class PublishLoop {
     Throwable cause = NatsStreamClient.cause(t);
     counters.publishFailures.incrementAndGet();
     failuresInRow++;
-    long backoff =
-        Math.min(
-            options.reconnectWait().toNanos() << Math.min(failuresInRow - 1, 16),
-            options.reconnectWaitMax().toNanos());
+    long backoff = this.backoff.delayNanos(failuresInRow);
     retryAtNanos = System.nanoTime() + backoff;
     if (failuresInRow == 1) {
       log.warn(

@@ -2,6 +2,7 @@ package io.infera.router.relay;
 
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.Backoff;
 import io.infera.router.events.EventSink;
 import io.infera.router.events.ZmqTransport;
 import io.infera.router.kv.WorkerId;
@@ -174,18 +175,19 @@ public final class Relay implements AutoCloseable {
         return;
       }
       Map<Integer, IngestFilter.Resume> resume = null;
-      long backoff = options.reconnectWait().toMillis();
+      Backoff backoff = new Backoff(options.reconnectWait(), options.reconnectWaitMax());
+      int failures = 0;
       while (!stopping && resume == null) {
         try {
           client.setup();
           resume = loop.recover();
         } catch (Exception e) {
+          long wait = backoff.delayMillis(++failures);
           log.warn(
               "relay start-up against jetstream failed, retrying retry_ms={} error={}",
-              backoff,
+              wait,
               e.toString());
-          Thread.sleep(backoff);
-          backoff = Math.min(backoff * 2, options.reconnectWaitMax().toMillis());
+          Thread.sleep(wait);
         }
       }
       if (stopping) {

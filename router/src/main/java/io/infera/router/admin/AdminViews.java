@@ -142,7 +142,7 @@ public final class AdminViews {
       src.put("last_seq", s.lastSeq());
       src.put("degraded", s.degraded());
       src.put("batches", s.batches());
-      src.put("event_lag_seconds", rt.metrics().eventLagSeconds(s.source().worker()));
+      src.put("event_lag_seconds", rt.ingest().eventLagSeconds(s.source().worker()));
       if (nats != null) {
         natsSource(src, streamed.remove(s.source()), s.degraded());
       }
@@ -157,7 +157,7 @@ public final class AdminViews {
       src.put("last_seq", null);
       src.put("degraded", false);
       src.put("batches", 0L);
-      src.put("event_lag_seconds", rt.metrics().eventLagSeconds(s.worker()));
+      src.put("event_lag_seconds", rt.ingest().eventLagSeconds(s.worker()));
       natsSource(src, s, false);
       sources.add(src);
     }

@@ -33,7 +33,6 @@ public final class RouterMetrics {
   private final Counter retries;
   private final Map<String, Counter> tokenizeFailures = new ConcurrentHashMap<>();
   private final Map<WorkerId, List<Meter>> workerMeters = new ConcurrentHashMap<>();
-  private final Map<WorkerId, double[]> eventLag = new ConcurrentHashMap<>();
   // Micrometer holds function meters' state objects weakly: keep the suppliers alive here.
   private final Map<WorkerId, Supplier<Long>> appliedSuppliers = new ConcurrentHashMap<>();
 
@@ -118,16 +117,6 @@ public final class RouterMetrics {
 
   public void retry() {
     retries.increment();
-  }
-
-  /** Last observed event lag of a worker, or null. */
-  public Double eventLagSeconds(WorkerId worker) {
-    double[] l = eventLag.get(worker);
-    return l == null ? null : l[0];
-  }
-
-  public void eventLag(WorkerId worker, double seconds) {
-    eventLag.computeIfAbsent(worker, w -> new double[1])[0] = seconds;
   }
 
   /** Index-wide counters, read from the index's stats on scrape. */
@@ -248,13 +237,6 @@ public final class RouterMetrics {
               .tag("reason", r.label())
               .register(registry));
     }
-    double[] lag = eventLag.computeIfAbsent(worker, w -> new double[1]);
-    meters.add(
-        Gauge.builder("infera.kv.event.lag", lag, l -> l[0])
-            .description("seconds between an engine's batch timestamp and its application")
-            .baseUnit("seconds")
-            .tags(tags)
-            .register(registry));
     List<Meter> old = workerMeters.put(worker, meters);
     if (old != null) {
       old.forEach(registry::remove);
@@ -267,6 +249,5 @@ public final class RouterMetrics {
     if (meters != null) {
       meters.forEach(registry::remove);
     }
-    eventLag.remove(worker);
   }
 }

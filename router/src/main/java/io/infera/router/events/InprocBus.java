@@ -33,7 +33,7 @@ public final class InprocBus {
   /** Delivers one message to every subscriber. */
   public void publish(WorkerId worker, List<byte[]> frames) {
     for (EventSink s : sinks) {
-      s.accept(worker, frames);
+      s.accept(new Delivery.Live(worker, frames));
     }
   }
 

@@ -974,7 +974,9 @@ public final class NatsTransport implements EventTransport {
       return;
     }
     try {
-      sink.acceptStreamed(id.worker(), id.dpRank(), seq, NatsFrames.frames(engineSeq, payload));
+      sink.accept(
+          new Delivery.Streamed(
+              id.worker(), id.dpRank(), seq, NatsFrames.frames(engineSeq, payload)));
     } catch (RuntimeException e) {
       errors.incrementAndGet();
       log.warn("nats event sink failed, message dropped source={} stream_seq={}", id, seq, e);
@@ -1133,7 +1135,7 @@ public final class NatsTransport implements EventTransport {
           s.lastStreamSeq);
       return false;
     }
-    sink.acceptSnapshot(id.worker(), id.dpRank(), snap);
+    sink.accept(new Delivery.Snapshot(id.worker(), id.dpRank(), snap));
     long created = e.getCreated() == null ? 0 : e.getCreated().toInstant().toEpochMilli();
     cursor.seeded(id, snap, rev, created);
     snapshotsSeeded.incrementAndGet();

@@ -925,11 +925,10 @@ public final class ZmqTransport implements EventTransport {
 
   private void deliver(Source s, List<byte[]> frames, boolean replayed) {
     try {
-      if (replayed) {
-        sink.acceptReplayed(s.key.worker(), s.key.rank(), frames);
-      } else {
-        sink.accept(s.key.worker(), s.key.rank(), List.copyOf(frames));
-      }
+      sink.accept(
+          replayed
+              ? new Delivery.Replayed(s.key.worker(), s.key.rank(), frames)
+              : new Delivery.Live(s.key.worker(), s.key.rank(), frames));
     } catch (RuntimeException e) {
       errors.incrementAndGet();
       log.warn(

@@ -3,9 +3,9 @@ package io.infera.router.relay;
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.Backoff;
+import io.infera.router.events.Delivery;
 import io.infera.router.events.EventSink;
 import io.infera.router.events.ZmqTransport;
-import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.RelayProtocol;
 import java.util.List;
 import java.util.Map;
@@ -280,23 +280,17 @@ public final class Relay implements AutoCloseable {
   /** Receives from the ZMQ transport, on its poller thread. */
   private final class Sink implements EventSink {
     @Override
-    public void accept(WorkerId worker, List<byte[]> frames) {
-      ingest(0, frames, false);
+    public void accept(Delivery d) {
+      if (d instanceof Delivery.Live l) {
+        ingest(rankOf(l.socketRank()), l.frames(), false);
+      } else if (d instanceof Delivery.Replayed r) {
+        ingest(rankOf(r.socketRank()), r.frames(), true);
+      }
+      // The ZMQ transport delivers nothing else.
     }
 
-    @Override
-    public void acceptReplayed(WorkerId worker, List<byte[]> frames) {
-      ingest(0, frames, true);
-    }
-
-    @Override
-    public void accept(WorkerId worker, int socketRank, List<byte[]> frames) {
-      ingest(socketRank, frames, false);
-    }
-
-    @Override
-    public void acceptReplayed(WorkerId worker, int socketRank, List<byte[]> frames) {
-      ingest(socketRank, frames, true);
+    private int rankOf(int socketRank) {
+      return socketRank == Delivery.UNKNOWN_RANK ? 0 : socketRank;
     }
   }
 

@@ -76,7 +76,8 @@ public final class RouterRuntime implements AutoCloseable {
     this.ownsTokenizer = parts.ownsTokenizer();
     this.index = new PrefixIndex(config.pageSize());
     this.metrics.bindIndex(index);
-    this.ingest = new EventIngest(index, metrics, 100_000).start();
+    this.ingest = new EventIngest(index, 100_000).start();
+    this.ingest.bindTo(metrics.registry());
     this.approx = new ApproxPrefixIndex(120_000, 200_000, System::currentTimeMillis);
     RouterConfig.Limits lim = config.limits();
     this.fleet =

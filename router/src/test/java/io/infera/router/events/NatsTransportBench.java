@@ -112,7 +112,7 @@ public final class NatsTransportBench {
     Set<WorkerId> ids = new HashSet<>();
     fleet.forEach(w -> ids.add(w.id()));
     NatsTransport.Settings s = NatsTransport.Settings.defaults();
-    try (EventIngest ingest = new EventIngest(index, null, 100_000).start();
+    try (EventIngest ingest = new EventIngest(index, 100_000).start();
         NatsTransport t = new NatsTransport(cfg, PAGE, s)) {
       ingest.workers(ids, Set.of());
       long start = System.nanoTime();

@@ -112,7 +112,7 @@ public class NatsTransportIT {
 
   private void startRouter(String... workers) {
     index = new PrefixIndex(PAGE);
-    ingest = new EventIngest(index, null, 10_000).start();
+    ingest = new EventIngest(index, 10_000).start();
     transport = new NatsTransport(natsConfig(server.url()), PAGE, settings());
     transport.start(ingest);
     workers(workers);

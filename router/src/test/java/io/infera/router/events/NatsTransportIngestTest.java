@@ -18,7 +18,7 @@ class NatsTransportIngestTest {
 
   private static final WorkerId A = WorkerId.of("a");
   private final PrefixIndex index = new PrefixIndex(16);
-  private final EventIngest ingest = new EventIngest(index, null, 1000).start();
+  private final EventIngest ingest = new EventIngest(index, 1000).start();
 
   @AfterEach
   void close() {
@@ -37,16 +37,19 @@ class NatsTransportIngestTest {
   void aSeedReplacesTheViewInOrderWithTheMessages() throws Exception {
     ingest.workers(Set.of(A), Set.of());
     KvEvent e = Events.stored(16, new long[] {7}, null, Events.range(0, 16));
-    ingest.acceptStreamed(A, 0, 1, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, 0, e)));
+    ingest.accept(
+        new Delivery.Streamed(
+            A, 0, 1, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, 0, e))));
     PrefixIndex other = new PrefixIndex(16);
     other.apply(
         A, 5, Events.batch(0, Events.stored(16, new long[] {8, 9}, null, Events.range(100, 32))));
     ViewSnapshot snap = other.snapshot(SourceId.of("a", 0), 3);
-    ingest.acceptSnapshot(A, 0, snap);
+    ingest.accept(new Delivery.Snapshot(A, 0, snap));
     // A later batch chains on the seeded engine hash 9.
     KvEvent next = Events.stored(16, new long[] {10}, 9L, Events.range(132, 16));
-    ingest.acceptStreamed(
-        A, 0, 4, NatsFrames.frames(6, FakeVllmPublisher.batchPayload(1, 0, next)));
+    ingest.accept(
+        new Delivery.Streamed(
+            A, 0, 4, NatsFrames.frames(6, FakeVllmPublisher.batchPayload(1, 0, next))));
     flush();
     PrefixIndex before = new PrefixIndex(16);
     before.apply(A, 0, Events.batch(0, e));
@@ -64,8 +67,9 @@ class NatsTransportIngestTest {
   void seedsOfUnknownWorkersOrAnotherBlockSizeAreRejected() throws Exception {
     ingest.workers(Set.of(A), Set.of());
     ViewSnapshot snap = new ViewSnapshot(16, 1, 1, new long[] {1}, new long[] {2});
-    ingest.acceptSnapshot(WorkerId.of("b"), 0, snap);
-    ingest.acceptSnapshot(A, 0, new ViewSnapshot(32, 1, 1, new long[] {1}, new long[] {2}));
+    ingest.accept(new Delivery.Snapshot(WorkerId.of("b"), 0, snap));
+    ingest.accept(
+        new Delivery.Snapshot(A, 0, new ViewSnapshot(32, 1, 1, new long[] {1}, new long[] {2})));
     flush();
     assertThat(ingest.rejectedSnapshots()).isEqualTo(2);
     assertThat(ingest.seededSnapshots()).isZero();
@@ -76,10 +80,13 @@ class NatsTransportIngestTest {
   void theStreamsRankNamesTheSourceWhateverTheBatchSays() throws Exception {
     ingest.workers(Set.of(A), Set.of());
     KvEvent e = Events.stored(16, new long[] {7}, null, Events.range(0, 16));
-    ingest.acceptStreamed(A, 1, 1, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, 0, e)));
+    ingest.accept(
+        new Delivery.Streamed(
+            A, 1, 1, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, 0, e))));
     KvEvent f = Events.stored(16, new long[] {8}, null, Events.range(16, 16));
-    ingest.acceptStreamed(
-        A, 2, 2, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, null, f)));
+    ingest.accept(
+        new Delivery.Streamed(
+            A, 2, 2, NatsFrames.frames(0, FakeVllmPublisher.batchPayload(1, null, f))));
     flush();
     assertThat(view(0)).isEmpty();
     assertThat(view(1)).hasSize(1);

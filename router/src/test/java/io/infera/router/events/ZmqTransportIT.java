@@ -69,11 +69,11 @@ class ZmqTransportIT {
     long last = pub.nextSeq() - 1;
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, last));
 
-    List<Delivery> got = sink.from(W0, mark);
-    assertThat(got).extracting(Delivery::seq).containsExactlyElementsOf(seqs(mark, last + 1));
-    assertThat(got).noneMatch(Delivery::replayed);
+    List<Got> got = sink.from(W0, mark);
+    assertThat(got).extracting(Got::seq).containsExactlyElementsOf(seqs(mark, last + 1));
+    assertThat(got).noneMatch(Got::replayed);
     for (int i = 0; i < got.size(); i++) {
-      Delivery d = got.get(i);
+      Got d = got.get(i);
       assertThat(d.frames()).hasSize(3);
       assertThat(d.topic()).isEqualTo(FakeVllmPublisher.DEFAULT_TOPIC);
       EventBatch batch = d.batch();
@@ -100,10 +100,10 @@ class ZmqTransportIT {
     long last = pub.nextSeq() - 1;
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, last));
 
-    List<Delivery> got = sink.from(W0, 0);
+    List<Got> got = sink.from(W0, 0);
     // The first live message revealed seqs 0..k-1 as missing: they were replayed before it.
-    assertThat(got).extracting(Delivery::seq).containsExactlyElementsOf(seqs(0, last + 1));
-    assertThat(got.subList(0, 5)).allMatch(Delivery::replayed);
+    assertThat(got).extracting(Got::seq).containsExactlyElementsOf(seqs(0, last + 1));
+    assertThat(got.subList(0, 5)).allMatch(Got::replayed);
     assertThat(transport.replaysRequested()).isEqualTo(1);
     assertThat(transport.missedMessages()).isZero();
   }
@@ -120,14 +120,14 @@ class ZmqTransportIT {
     long s1 = pub.skip(pub.stored(new long[] {7}, null, range(0, 16)));
     long s2 = pub.skip(pub.stored(new long[] {8}, 7L, range(16, 16)));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasReplayed(W0, s2));
-    assertThat(sink.from(W0, last + 1)).extracting(Delivery::seq).containsExactly(s1, s2);
+    assertThat(sink.from(W0, last + 1)).extracting(Got::seq).containsExactly(s1, s2);
     assertThat(transport.idleProbes()).isPositive();
     assertThat(transport.missedMessages()).isZero();
 
     // The next live batch follows on, and nothing the probe delivered is delivered twice.
     long b = pub.publishStored(new long[] {9}, 8L, range(32, 16));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
-    assertThat(sink.from(W0, last + 1)).extracting(Delivery::seq).containsExactly(s1, s2, b);
+    assertThat(sink.from(W0, last + 1)).extracting(Got::seq).containsExactly(s1, s2, b);
     assertThat(transport.engineRestarts()).isZero();
   }
 
@@ -149,7 +149,10 @@ class ZmqTransportIT {
 
     assertThat(stored(sink.live(W0, 0, seq0)).blockHashes()).containsExactly(10L);
     assertThat(stored(sink.live(W0, 1, seq1)).blockHashes()).containsExactly(11L);
-    assertThat(sink.all()).extracting(Delivery::worker).containsOnly(W0);
+    // Each delivery names the socket it came from, the source the index applies it to.
+    assertThat(sink.live(W0, 0, seq0).socketRank()).isZero();
+    assertThat(sink.live(W0, 1, seq1).socketRank()).isEqualTo(1);
+    assertThat(sink.all()).extracting(Got::worker).containsOnly(W0);
     assertThat(transport.sources())
         .extracting(SourceStatus::rank, SourceStatus::endpoint)
         .containsExactlyInAnyOrder(
@@ -171,9 +174,9 @@ class ZmqTransportIT {
     long b = pub.publishStored(new long[] {4}, 3L, range(48, 16));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
 
-    List<Delivery> got = sink.from(W0, a);
-    assertThat(got).extracting(Delivery::seq).containsExactly(a, s1, s2, s3, b);
-    assertThat(got).extracting(Delivery::replayed).containsExactly(false, true, true, true, false);
+    List<Got> got = sink.from(W0, a);
+    assertThat(got).extracting(Got::seq).containsExactly(a, s1, s2, s3, b);
+    assertThat(got).extracting(Got::replayed).containsExactly(false, true, true, true, false);
     assertThat(stored(got.get(1)).blockHashes()).containsExactly(2L);
     assertThat(stored(got.get(2)).blockHashes()).containsExactly(3L);
     assertThat(got.get(3).batch().events()).isEmpty();
@@ -199,8 +202,8 @@ class ZmqTransportIT {
     long b = pub.publishStored(new long[] {4}, 3L, range(48, 16));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
 
-    assertThat(sink.from(W0, a)).extracting(Delivery::seq).containsExactly(a, b);
-    assertThat(sink.all()).noneMatch(Delivery::replayed);
+    assertThat(sink.from(W0, a)).extracting(Got::seq).containsExactly(a, b);
+    assertThat(sink.all()).noneMatch(Got::replayed);
     assertThat(transport.replaysRequested()).isZero();
     assertThat(transport.sequenceGaps()).isEqualTo(1);
     assertThat(transport.missedMessages()).isEqualTo(2);
@@ -220,7 +223,7 @@ class ZmqTransportIT {
     long b = pub.publishStored(new long[] {3}, null, range(32, 16));
     await().atMost(Duration.ofSeconds(3)).until(() -> sink.hasLive(W0, b));
 
-    assertThat(sink.from(W0, a)).extracting(Delivery::seq).containsExactly(a, b);
+    assertThat(sink.from(W0, a)).extracting(Got::seq).containsExactly(a, b);
     // Either the first-contact catch-up or the gap's replay timed out (then replays back off).
     assertThat(transport.replayTimeouts()).isGreaterThanOrEqualTo(1);
     assertThat(transport.missedMessages()).isGreaterThanOrEqualTo(1);
@@ -292,10 +295,10 @@ class ZmqTransportIT {
     long s = pub.publishStored(new long[] {500}, null, range(0, 16));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, s));
 
-    List<Delivery> afterRestart = sink.all().subList(before, sink.all().size());
+    List<Got> afterRestart = sink.all().subList(before, sink.all().size());
     // Probes lost while reconnecting are replayed from the new engine's buffer, so the new
     // incarnation is delivered completely, from seq 0.
-    assertThat(afterRestart).extracting(Delivery::seq).containsExactlyElementsOf(seqs(0, s + 1));
+    assertThat(afterRestart).extracting(Got::seq).containsExactlyElementsOf(seqs(0, s + 1));
     assertThat(stored(afterRestart.get(afterRestart.size() - 1)).blockHashes())
         .containsExactly(500L);
     assertThat(transport.engineRestarts()).isEqualTo(1);
@@ -320,8 +323,8 @@ class ZmqTransportIT {
     long s1 = pub.skip(pub.stored(new long[] {501}, 500L, range(16, 16)));
     assertThat(s0).isZero();
     await().atMost(Duration.ofSeconds(8)).until(() -> sink.hasReplayed(W0, s1));
-    List<Delivery> afterRestart = sink.all().subList(before, sink.all().size());
-    assertThat(afterRestart).extracting(Delivery::seq).containsExactly(s0, s1);
+    List<Got> afterRestart = sink.all().subList(before, sink.all().size());
+    assertThat(afterRestart).extracting(Got::seq).containsExactly(s0, s1);
     assertThat(transport.engineRestarts()).isEqualTo(1);
 
     // The new incarnation's next live batch follows on.
@@ -341,7 +344,7 @@ class ZmqTransportIT {
     pub.publishWithoutSeq(pub.stored(new long[] {42}, null, range(0, 16)));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.any(d -> d.frames().size() == 2));
 
-    Delivery legacy = sink.all().stream().filter(d -> d.frames().size() == 2).findFirst().get();
+    Got legacy = sink.all().stream().filter(d -> d.frames().size() == 2).findFirst().get();
     assertThat(legacy.topic()).isEqualTo(FakeVllmPublisher.DEFAULT_TOPIC);
     assertThat(stored(legacy).blockHashes()).containsExactly(42L);
     assertThat(transport.replaysRequested()).isEqualTo(replays);
@@ -360,7 +363,7 @@ class ZmqTransportIT {
     long b = pub.publishStored(new long[] {2}, 1L, range(16, 16));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
 
-    assertThat(sink.from(W0, a)).extracting(Delivery::seq).containsExactly(b);
+    assertThat(sink.from(W0, a)).extracting(Got::seq).containsExactly(b);
     assertThat(transport.errors()).isEqualTo(1);
     assertThat(transport.pollerThread().isAlive()).isTrue();
   }
@@ -506,14 +509,15 @@ class ZmqTransportIT {
     return LongStream.range(fromInclusive, toExclusive).boxed().collect(Collectors.toList());
   }
 
-  private static BlockStored stored(Delivery d) throws EventDecodeException {
+  private static BlockStored stored(Got d) throws EventDecodeException {
     List<KvEvent> events = d.batch().events();
     assertThat(events).singleElement().isInstanceOf(BlockStored.class);
     return (BlockStored) events.get(0);
   }
 
   /** One sink call. */
-  private record Delivery(WorkerId worker, List<byte[]> frames, boolean replayed) {
+  /** One delivery as the sink saw it; {@code rank()} is the batch's own rank. */
+  private record Got(WorkerId worker, int socketRank, List<byte[]> frames, boolean replayed) {
 
     long seq() {
       try {
@@ -543,32 +547,33 @@ class ZmqTransportIT {
 
   /** Records every delivery, in order; can be told to throw on the next live messages. */
   private static final class RecordingSink implements EventSink {
-    final List<Delivery> deliveries = new CopyOnWriteArrayList<>();
+    final List<Got> deliveries = new CopyOnWriteArrayList<>();
     final AtomicInteger failNext = new AtomicInteger();
 
     @Override
-    public void accept(WorkerId worker, List<byte[]> frames) {
-      if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-        throw new IllegalStateException("sink failure for the test");
+    public void accept(Delivery d) {
+      if (d instanceof Delivery.Live l) {
+        if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          throw new IllegalStateException("sink failure for the test");
+        }
+        deliveries.add(new Got(l.worker(), l.socketRank(), l.frames(), false));
+      } else if (d instanceof Delivery.Replayed r) {
+        deliveries.add(new Got(r.worker(), r.socketRank(), r.frames(), true));
+      } else {
+        throw new AssertionError("zmq delivers live and replayed messages only: " + d);
       }
-      deliveries.add(new Delivery(worker, List.copyOf(frames), false));
     }
 
-    @Override
-    public void acceptReplayed(WorkerId worker, List<byte[]> frames) {
-      deliveries.add(new Delivery(worker, List.copyOf(frames), true));
-    }
-
-    List<Delivery> all() {
+    List<Got> all() {
       return List.copyOf(deliveries);
     }
 
-    boolean any(Predicate<Delivery> p) {
+    boolean any(Predicate<Got> p) {
       return deliveries.stream().anyMatch(p);
     }
 
     /** Deliveries of {@code worker} with seq >= {@code fromSeq}, in delivery order. */
-    List<Delivery> from(WorkerId worker, long fromSeq) {
+    List<Got> from(WorkerId worker, long fromSeq) {
       return deliveries.stream()
           .filter(d -> d.worker().equals(worker) && d.frames().size() == 3 && d.seq() >= fromSeq)
           .collect(Collectors.toList());
@@ -589,12 +594,12 @@ class ZmqTransportIT {
 
     /** Whether a live message of this worker rank arrived after the first {@code index}. */
     boolean hasLiveAfter(int index, WorkerId worker, int rank) {
-      List<Delivery> all = all();
+      List<Got> all = all();
       return all.subList(Math.min(index, all.size()), all.size()).stream()
           .anyMatch(d -> d.worker().equals(worker) && !d.replayed() && d.rank() == rank);
     }
 
-    Delivery live(WorkerId worker, int rank, long seq) {
+    Got live(WorkerId worker, int rank, long seq) {
       return deliveries.stream()
           .filter(d -> d.worker().equals(worker) && !d.replayed() && d.seq() == seq)
           .filter(d -> d.rank() == rank)

@@ -3,6 +3,7 @@ package io.infera.router.relay;
 import io.infera.router.config.Role;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.Delivery;
 import io.infera.router.events.EventSink;
 import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.events.NatsTransport;
@@ -94,34 +95,29 @@ public final class RelayBench {
       // prefix index on the transport's thread (the router's EventIngest adds one queue hop).
       PrefixIndex index = new PrefixIndex(BLOCK_SIZE);
       EventSink sink =
-          new EventSink() {
-            @Override
-            public void accept(WorkerId worker, List<byte[]> frames) {
+          d -> {
+            if (!(d instanceof Delivery.Streamed m)) {
               throw new IllegalStateException("streamed messages only");
             }
-
-            @Override
-            public void acceptStreamed(
-                WorkerId worker, int rank, long streamSeq, List<byte[]> frames) {
-              if (frames.size() != 3) {
-                markers.incrementAndGet();
-                return;
-              }
-              long seq = ByteBuffer.wrap(frames.get(1)).getLong();
-              try {
-                index.apply(worker, seq, KvEventDecoder.decode(frames.get(2)));
-              } catch (EventDecodeException e) {
-                throw new IllegalStateException(e);
-              }
-              long now = System.nanoTime();
-              if (seq <= lastSeq.getAndSet(seq)) {
-                outOfOrder.incrementAndGet();
-              }
-              if (seq <= total) {
-                receivedAt.compareAndSet((int) seq, 0, now);
-              }
-              received.incrementAndGet();
+            List<byte[]> frames = m.frames();
+            if (frames.size() != 3) {
+              markers.incrementAndGet();
+              return;
             }
+            long seq = ByteBuffer.wrap(frames.get(1)).getLong();
+            try {
+              index.apply(m.worker(), seq, KvEventDecoder.decode(frames.get(2)));
+            } catch (EventDecodeException e) {
+              throw new IllegalStateException(e);
+            }
+            long now = System.nanoTime();
+            if (seq <= lastSeq.getAndSet(seq)) {
+              outOfOrder.incrementAndGet();
+            }
+            if (seq <= total) {
+              receivedAt.compareAndSet((int) seq, 0, now);
+            }
+            received.incrementAndGet();
           };
       RouterConfig.Nats natsConfig =
           new RouterConfig.Nats(

@@ -5,7 +5,9 @@ import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.Backoff;
 import io.infera.router.events.Delivery;
 import io.infera.router.events.EventSink;
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.zmq.ZmqSettings;
+import io.infera.router.events.zmq.ZmqSourceStatus;
+import io.infera.router.events.zmq.ZmqTransport;
 import io.infera.router.nats.RelayProtocol;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +44,7 @@ public final class Relay implements AutoCloseable {
 
   private final RelayOptions options;
   private final StreamClient client;
-  private final ZmqTransport.Settings zmqSettings;
+  private final ZmqSettings zmqSettings;
   private final RelayCounters counters = new RelayCounters();
   private final LinkedBlockingQueue<RelayBatch> queue;
   private final WorkerView view;
@@ -59,10 +61,10 @@ public final class Relay implements AutoCloseable {
 
   /** A relay publishing through a real NATS connection. */
   public Relay(RelayOptions options) {
-    this(options, new NatsStreamClient(options), ZmqTransport.Settings.defaults());
+    this(options, new NatsStreamClient(options), ZmqSettings.defaults());
   }
 
-  Relay(RelayOptions options, StreamClient client, ZmqTransport.Settings zmqSettings) {
+  Relay(RelayOptions options, StreamClient client, ZmqSettings zmqSettings) {
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.zmqSettings = Objects.requireNonNull(zmqSettings, "zmqSettings");
@@ -114,11 +116,11 @@ public final class Relay implements AutoCloseable {
   public RelayStats stats() {
     ZmqTransport t = transport;
     counters.natsReconnects.set(client.reconnects());
-    return counters.snapshot(loop.buffered(), t == null ? 0 : t.missedMessages());
+    return counters.snapshot(loop.buffered(), t == null ? 0 : t.counters().missedMessages());
   }
 
   /** The ZMQ transport's source status (empty before {@link #ready()}). */
-  public List<ZmqTransport.SourceStatus> zmqSources() {
+  public List<ZmqSourceStatus> zmqSources() {
     ZmqTransport t = transport;
     return t == null ? List.of() : t.sources();
   }

@@ -1,6 +1,6 @@
 package io.infera.router.relay;
 
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.zmq.ZmqEndpoints;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
 import io.infera.router.nats.JetStreamSetup;
@@ -178,7 +178,7 @@ public record RelayOptions(
     }
     if (dpSize > 1) {
       try {
-        ZmqTransport.offsetEndpointPort(v, dpSize - 1);
+        ZmqEndpoints.offsetEndpointPort(v, dpSize - 1);
       } catch (IllegalArgumentException e) {
         throw new InvalidOption(key, e.getMessage() + " (needed for --dp-size " + dpSize + ")");
       }

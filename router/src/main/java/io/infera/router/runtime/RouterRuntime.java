@@ -7,7 +7,6 @@ import io.infera.router.discovery.HealthChecker;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
 import io.infera.router.events.EventTransport;
-import io.infera.router.events.NatsTransport;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
@@ -103,11 +102,7 @@ public final class RouterRuntime implements AutoCloseable {
     }
     this.analyzer = new RequestAnalyzer(config, tokenizer, metrics);
     this.transport = parts.transport(config);
-    if (transport instanceof io.infera.router.events.ZmqTransport z) {
-      metrics.bindZmq(z);
-    } else if (transport instanceof NatsTransport n) {
-      metrics.bindNats(n);
-    }
+    this.transport.bindTo(metrics.registry());
     this.transport.start(ingest);
     this.discovery = parts.discovery(config);
     this.discovery.start(this::onWorkers);
@@ -169,7 +164,7 @@ public final class RouterRuntime implements AutoCloseable {
       eventsWarm = transport.warm();
     }
     if (!eventsWarm) {
-      String why = transport instanceof NatsTransport n ? n.notWarmReason() : null;
+      String why = transport.status().notReadyReason();
       reasons.add(
           "KV events ("
               + transport.name()

@@ -6,7 +6,8 @@ import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.Delivery;
 import io.infera.router.events.EventSink;
 import io.infera.router.events.FakeVllmPublisher;
-import io.infera.router.events.NatsTransport;
+import io.infera.router.events.nats.NatsSettings;
+import io.infera.router.events.nats.NatsTransport;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.KvEvent.BlockRemoved;
@@ -127,7 +128,7 @@ public final class RelayBench {
               EventSubjects.DEFAULT_BUCKET,
               false);
       try (NatsTransport router =
-          new NatsTransport(natsConfig, BLOCK_SIZE, NatsTransport.Settings.defaults())) {
+          new NatsTransport(natsConfig, BLOCK_SIZE, NatsSettings.defaults())) {
         router.workersChanged(
             List.of(
                 new WorkerInfo(

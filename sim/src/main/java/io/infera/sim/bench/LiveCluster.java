@@ -8,7 +8,7 @@ import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.StaticDiscovery;
 import io.infera.router.events.EventTransport;
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.zmq.ZmqTransport;
 import io.infera.router.http.RouterServer;
 import io.infera.router.json.Json;
 import io.infera.router.kv.BlockHasher;

@@ -2,7 +2,8 @@ package io.infera.sim.eventplane;
 
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
-import io.infera.router.events.NatsTransport;
+import io.infera.router.events.nats.NatsSettings;
+import io.infera.router.events.nats.NatsTransport;
 import io.infera.router.json.Json;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
@@ -203,9 +204,9 @@ final class EventPlane implements AutoCloseable {
   }
 
   /** The production defaults with quicker reconnects, and the spec's stream limits. */
-  static NatsTransport.Settings natsSettings(JetStreamSetup.Limits limits) {
-    NatsTransport.Settings d = NatsTransport.Settings.defaults();
-    return new NatsTransport.Settings(
+  static NatsSettings natsSettings(JetStreamSetup.Limits limits) {
+    NatsSettings d = NatsSettings.defaults();
+    return new NatsSettings(
         Duration.ofMillis(50),
         Duration.ofMillis(100),
         Duration.ofSeconds(1),

@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.SourceId;
@@ -151,7 +151,7 @@ final class NatsCursor {
    */
   boolean seedable(SourceId id, ViewSnapshot snapshot) {
     Source s = sources.get(id);
-    return s == null || snapshot.streamSeq() >= s.lastStreamSeq;
+    return s == null || !SeedRules.rollsBack(snapshot.streamSeq(), s.lastStreamSeq);
   }
 
   /** The source's view was replaced by {@code snapshot} (KV revision and creation time given). */

@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** Events of undiscovered workers: bounded by count, bytes and age; taken in stream order. */
-class NatsTransportHoldTest {
+class NatsHoldTest {
 
   private final AtomicLong clock = new AtomicLong();
   private static final SourceId A0 = SourceId.of("a", 0);

@@ -1,7 +1,10 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infera.router.events.Delivery;
+import io.infera.router.events.EventIngest;
+import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.kv.Events;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;

@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import io.infera.router.kv.KvEventMessage;
 import java.util.List;

@@ -1,9 +1,9 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infera.router.events.NatsCursor.Degraded;
-import io.infera.router.events.NatsCursor.Verdict;
+import io.infera.router.events.nats.NatsCursor.Degraded;
+import io.infera.router.events.nats.NatsCursor.Verdict;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The nats transport's position rules: start sequence, skip-by-watermark, loss and repair. */
-class NatsTransportCursorTest {
+class NatsCursorTest {
 
   private static final SourceId A = SourceId.of("a", 0);
   private static final SourceId B = SourceId.of("b", 0);

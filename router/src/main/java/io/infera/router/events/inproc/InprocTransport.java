@@ -1,13 +1,16 @@
-package io.infera.router.events;
+package io.infera.router.events.inproc;
 
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.EventSink;
+import io.infera.router.events.EventTransport;
+import io.infera.router.events.TransportStatus;
 import java.util.List;
 
 /** {@code inproc}: KV events from simulated engines in the same JVM, via an {@link InprocBus}. */
 public final class InprocTransport implements EventTransport {
 
   private final InprocBus bus;
-  private EventSink sink;
+  private volatile EventSink sink;
 
   public InprocTransport(InprocBus bus) {
     this.bus = bus;
@@ -32,6 +35,11 @@ public final class InprocTransport implements EventTransport {
   @Override
   public String name() {
     return "inproc";
+  }
+
+  @Override
+  public TransportStatus status() {
+    return TransportStatus.of(name(), warm());
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.infera.router.config.Role;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.EventIngest;
+import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.kv.DropReason;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.Events;
@@ -91,8 +93,8 @@ public class NatsTransportIT {
   }
 
   /** Test tuning: quick polls, checks and back-off. */
-  public static NatsTransport.Settings settings() {
-    return new NatsTransport.Settings(
+  public static NatsSettings settings() {
+    return new NatsSettings(
         Duration.ofMillis(50),
         Duration.ofMillis(100),
         Duration.ofSeconds(1),
@@ -158,7 +160,7 @@ public class NatsTransportIT {
         .orElse(null);
   }
 
-  private NatsTransport.SourceStatus status(String worker) {
+  private NatsSourceStatus status(String worker) {
     return transport.sources().stream()
         .filter(s -> s.worker().equals(WorkerId.of(worker)) && s.rank() == 0)
         .findFirst()
@@ -183,9 +185,9 @@ public class NatsTransportIT {
     await().atMost(Duration.ofSeconds(15)).until(transport::warm);
     assertThat(view("a")).containsExactly(ref.view("a"));
     assertThat(index.stats().dropped(DropReason.UNKNOWN_PARENT)).isZero();
-    assertThat(transport.snapshotsSeeded()).isEqualTo(1);
-    assertThat(transport.lostMessages()).isZero();
-    NatsTransport.SourceStatus s = status("a");
+    assertThat(transport.counters().snapshotsSeeded()).isEqualTo(1);
+    assertThat(transport.counters().lostMessages()).isZero();
+    NatsSourceStatus s = status("a");
     assertThat(s.degraded()).isFalse();
     assertThat(s.snapshotStreamSeq()).isEqualTo(w);
     assertThat(s.lastEngineSeq()).isEqualTo(19);
@@ -208,7 +210,7 @@ public class NatsTransportIT {
     }
     startRouter("a");
     await().atMost(Duration.ofSeconds(15)).until(transport::warm);
-    assertThat(transport.lostMessages()).isEqualTo(15);
+    assertThat(transport.counters().lostMessages()).isEqualTo(15);
     assertThat(status("a").degraded()).isTrue();
     assertThat(index.stats().dropped(DropReason.UNKNOWN_PARENT)).isEqualTo(5);
     // The relay writes a snapshot later: the degraded source is repaired from it.
@@ -266,8 +268,8 @@ public class NatsTransportIT {
     pub.raw(EventSubjects.subject(PREFIX, WorkerId.of("a"), 0), bad, new byte[] {(byte) 0xc1});
     chain.publishNext(pub, ref);
     await().atMost(Duration.ofSeconds(10)).until(() -> view("a").length == 2);
-    assertThat(transport.garbageSubjects()).isEqualTo(3);
-    assertThat(transport.badHeaders()).isEqualTo(1);
+    assertThat(transport.counters().garbageSubjects()).isEqualTo(3);
+    assertThat(transport.counters().badHeaders()).isEqualTo(1);
     assertThat(ingest.decodeErrors()).isEqualTo(3);
     assertThat(index.dropped(WorkerId.of("a"), DropReason.DECODE_ERROR)).isEqualTo(3);
     assertThat(view("a")).containsExactly(ref.view("a"));
@@ -282,13 +284,13 @@ public class NatsTransportIT {
     for (int i = 0; i < 3; i++) {
       b.publishNext(pub, ref);
     }
-    await().atMost(Duration.ofSeconds(10)).until(() -> transport.heldMessages() == 3);
+    await().atMost(Duration.ofSeconds(10)).until(() -> transport.counters().heldMessages() == 3);
     assertThat(stats("b")).isNull();
     workers("a", "b");
     await().atMost(Duration.ofSeconds(10)).until(() -> view("b").length == 3);
     assertThat(view("b")).containsExactly(ref.view("b"));
-    assertThat(transport.heldMessages()).isZero();
-    assertThat(transport.undiscoveredDropped()).isZero();
+    assertThat(transport.counters().heldMessages()).isZero();
+    assertThat(transport.counters().undiscoveredDropped()).isZero();
     assertThat(status("b").degraded()).isFalse();
   }
 
@@ -304,7 +306,7 @@ public class NatsTransportIT {
     startRouter("a");
     await().atMost(Duration.ofSeconds(15)).until(transport::warm);
     b.publishNext(pub, ref);
-    await().atMost(Duration.ofSeconds(10)).until(() -> transport.heldMessages() == 5);
+    await().atMost(Duration.ofSeconds(10)).until(() -> transport.counters().heldMessages() == 5);
     workers("a", "b");
     await().atMost(Duration.ofSeconds(10)).until(() -> view("b").length == 5);
     assertThat(view("b")).containsExactly(ref.view("b"));
@@ -332,13 +334,13 @@ public class NatsTransportIT {
     workers("a", "b");
     Thread.sleep(500);
     assertThat(view("b")).isEmpty();
-    assertThat(transport.snapshotsSeeded()).isEqualTo(1);
+    assertThat(transport.counters().snapshotsSeeded()).isEqualTo(1);
     // A snapshot written after it came back does seed it.
     b.publishNext(pub, ref);
     await().atMost(Duration.ofSeconds(10)).until(() -> status("b").degraded());
     pub.putSnapshot(ref.snapshot("b", w + 1), "b", 0);
     await().atMost(Duration.ofSeconds(10)).until(() -> view("b").length == 4);
-    assertThat(transport.snapshotsSeeded()).isEqualTo(2);
+    assertThat(transport.counters().snapshotsSeeded()).isEqualTo(2);
   }
 
   @Test
@@ -359,8 +361,8 @@ public class NatsTransportIT {
     chain.publishNext(pub, ref);
     await().atMost(Duration.ofSeconds(10)).until(() -> view("a").length == 6);
     assertThat(view("a")).containsExactly(ref.view("a"));
-    assertThat(transport.resyncMarkers()).isEqualTo(1);
-    assertThat(transport.resyncs()).isEqualTo(1);
+    assertThat(transport.counters().resyncMarkers()).isEqualTo(1);
+    assertThat(transport.counters().resyncs()).isEqualTo(1);
     assertThat(ingest.decodeErrors()).isZero();
     assertThat(index.stats().dropped(DropReason.UNKNOWN_PARENT)).isZero();
     assertThat(status("a").degraded()).isFalse();
@@ -385,7 +387,7 @@ public class NatsTransportIT {
     // Everything published before the start was applied by the time warm turned true.
     assertThat(ingest.applied(WorkerId.of("a"))).isEqualTo(n);
     assertThat(transport.notWarmReason()).isNull();
-    assertThat(transport.status().caughtUp()).isTrue();
+    assertThat(transport.streamStatus().caughtUp()).isTrue();
   }
 
   @Test
@@ -411,8 +413,8 @@ public class NatsTransportIT {
     assertThat(view("a")).containsExactly(ref.view("a"));
     assertThat(ingest.applied(WorkerId.of("a"))).isEqualTo(20);
     assertThat(index.stats().dropped(DropReason.DUPLICATE_BATCH)).isZero();
-    assertThat(transport.reconnects()).isGreaterThanOrEqualTo(1);
-    assertThat(transport.lostMessages()).isZero();
+    assertThat(transport.counters().reconnects()).isGreaterThanOrEqualTo(1);
+    assertThat(transport.counters().lostMessages()).isZero();
     assertThat(status("a").degraded()).isFalse();
   }
 

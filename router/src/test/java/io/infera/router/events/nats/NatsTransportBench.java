@@ -1,7 +1,9 @@
-package io.infera.router.events;
+package io.infera.router.events.nats;
 
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.EventIngest;
+import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.kv.Events;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;
@@ -111,7 +113,7 @@ public final class NatsTransportBench {
     PrefixIndex index = new PrefixIndex(PAGE);
     Set<WorkerId> ids = new HashSet<>();
     fleet.forEach(w -> ids.add(w.id()));
-    NatsTransport.Settings s = NatsTransport.Settings.defaults();
+    NatsSettings s = NatsSettings.defaults();
     try (EventIngest ingest = new EventIngest(index, 100_000).start();
         NatsTransport t = new NatsTransport(cfg, PAGE, s)) {
       ingest.workers(ids, Set.of());

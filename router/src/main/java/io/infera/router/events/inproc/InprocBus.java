@@ -1,5 +1,7 @@
-package io.infera.router.events;
+package io.infera.router.events.inproc;
 
+import io.infera.router.events.Delivery;
+import io.infera.router.events.EventSink;
 import io.infera.router.kv.WorkerId;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.infera.router.events;
+package io.infera.router.events.zmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,8 +8,9 @@ import static org.awaitility.Awaitility.await;
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.discovery.WorkerInfo.Readiness;
-import io.infera.router.events.ZmqTransport.Settings;
-import io.infera.router.events.ZmqTransport.SourceStatus;
+import io.infera.router.events.Delivery;
+import io.infera.router.events.EventSink;
+import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEvent;
@@ -53,7 +54,7 @@ class ZmqTransportIT {
   @Test
   void deliversMessagesOfOneWorkerInOrder() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
 
@@ -84,8 +85,8 @@ class ZmqTransportIT {
       assertThat(stored.tokenIds()).hasSize(32);
       assertThat(stored.medium()).isEqualTo(KvEvent.MEDIUM_GPU);
     }
-    assertThat(transport.messagesReceived()).isGreaterThanOrEqualTo(50);
-    assertThat(transport.missedMessages()).isZero();
+    assertThat(transport.counters().messagesReceived()).isGreaterThanOrEqualTo(50);
+    assertThat(transport.counters().missedMessages()).isZero();
   }
 
   @Test
@@ -94,7 +95,7 @@ class ZmqTransportIT {
     for (int i = 0; i < 5; i++) {
       pub.publishStored(new long[] {i}, null, range(16 * i, 16)); // nobody listens yet
     }
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
     long last = pub.nextSeq() - 1;
@@ -104,14 +105,14 @@ class ZmqTransportIT {
     // The first live message revealed seqs 0..k-1 as missing: they were replayed before it.
     assertThat(got).extracting(Got::seq).containsExactlyElementsOf(seqs(0, last + 1));
     assertThat(got.subList(0, 5)).allMatch(Got::replayed);
-    assertThat(transport.replaysRequested()).isEqualTo(1);
-    assertThat(transport.missedMessages()).isZero();
+    assertThat(transport.counters().replaysRequested()).isEqualTo(1);
+    assertThat(transport.counters().missedMessages()).isZero();
   }
 
   @Test
   void aSilentSourceIsProbedForWhatItsSubscriptionMissed() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
     long last = pub.nextSeq() - 1;
@@ -121,14 +122,14 @@ class ZmqTransportIT {
     long s2 = pub.skip(pub.stored(new long[] {8}, 7L, range(16, 16)));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasReplayed(W0, s2));
     assertThat(sink.from(W0, last + 1)).extracting(Got::seq).containsExactly(s1, s2);
-    assertThat(transport.idleProbes()).isPositive();
-    assertThat(transport.missedMessages()).isZero();
+    assertThat(transport.counters().idleProbes()).isPositive();
+    assertThat(transport.counters().missedMessages()).isZero();
 
     // The next live batch follows on, and nothing the probe delivered is delivered twice.
     long b = pub.publishStored(new long[] {9}, 8L, range(32, 16));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
     assertThat(sink.from(W0, last + 1)).extracting(Got::seq).containsExactly(s1, s2, b);
-    assertThat(transport.engineRestarts()).isZero();
+    assertThat(transport.counters().engineRestarts()).isZero();
   }
 
   @Test
@@ -136,7 +137,7 @@ class ZmqTransportIT {
     List<FakeVllmPublisher> ranks = FakeVllmPublisher.dpGroup(2, true);
     ranks.forEach(this::track);
     assertThat(ranks.get(1).port()).isEqualTo(ranks.get(0).port() + 1);
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, ranks.get(0), 2)));
     awaitSubscribed(ranks.get(0), W0);
     awaitSubscribed(ranks.get(1), W0);
@@ -154,7 +155,7 @@ class ZmqTransportIT {
     assertThat(sink.live(W0, 1, seq1).socketRank()).isEqualTo(1);
     assertThat(sink.all()).extracting(Got::worker).containsOnly(W0);
     assertThat(transport.sources())
-        .extracting(SourceStatus::rank, SourceStatus::endpoint)
+        .extracting(ZmqSourceStatus::rank, ZmqSourceStatus::endpoint)
         .containsExactlyInAnyOrder(
             tuple(0, ranks.get(0).endpoint()), tuple(1, ranks.get(1).endpoint()));
   }
@@ -162,10 +163,10 @@ class ZmqTransportIT {
   @Test
   void gapIsFilledFromTheReplaySocketBeforeTheNextBatch() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
-    long replaysBefore = transport.replaysRequested();
+    long replaysBefore = transport.counters().replaysRequested();
 
     long a = pub.publishStored(new long[] {1}, null, range(0, 16));
     long s1 = pub.skip(pub.stored(new long[] {2}, 1L, range(16, 16)));
@@ -182,17 +183,17 @@ class ZmqTransportIT {
     assertThat(got.get(3).batch().events()).isEmpty();
     assertThat(got.get(1).frames()).hasSize(3);
     assertThat(got.get(1).topic()).isEqualTo(FakeVllmPublisher.DEFAULT_TOPIC);
-    assertThat(transport.replaysRequested() - replaysBefore).isEqualTo(1);
-    assertThat(transport.replayMessages()).isGreaterThanOrEqualTo(3);
-    assertThat(transport.sequenceGaps()).isEqualTo(1);
-    assertThat(transport.missedMessages()).isZero();
+    assertThat(transport.counters().replaysRequested() - replaysBefore).isEqualTo(1);
+    assertThat(transport.counters().replayMessages()).isGreaterThanOrEqualTo(3);
+    assertThat(transport.counters().sequenceGaps()).isEqualTo(1);
+    assertThat(transport.counters().missedMessages()).isZero();
     assertThat(pub.replayRequests()).isGreaterThanOrEqualTo(1);
   }
 
   @Test
   void withoutAReplaySocketAGapIsSkipped() throws Exception {
     FakeVllmPublisher pub = track(FakeVllmPublisher.builder().replay(false).start());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
 
@@ -204,15 +205,15 @@ class ZmqTransportIT {
 
     assertThat(sink.from(W0, a)).extracting(Got::seq).containsExactly(a, b);
     assertThat(sink.all()).noneMatch(Got::replayed);
-    assertThat(transport.replaysRequested()).isZero();
-    assertThat(transport.sequenceGaps()).isEqualTo(1);
-    assertThat(transport.missedMessages()).isEqualTo(2);
+    assertThat(transport.counters().replaysRequested()).isZero();
+    assertThat(transport.counters().sequenceGaps()).isEqualTo(1);
+    assertThat(transport.counters().missedMessages()).isEqualTo(2);
   }
 
   @Test
   void deadReplaySocketDoesNotStallDelivery() throws Exception {
     FakeVllmPublisher pub = track(FakeVllmPublisher.builder().replay(false).start());
-    Settings settings = withReplayTimeout(Duration.ofMillis(300));
+    ZmqSettings settings = withReplayTimeout(Duration.ofMillis(300));
     ZmqTransport transport = start(settings);
     String deadReplay = "tcp://127.0.0.1:" + FakeVllmPublisher.freePort();
     transport.workersChanged(List.of(worker(W0, pub.endpoint(), deadReplay, 1)));
@@ -225,8 +226,8 @@ class ZmqTransportIT {
 
     assertThat(sink.from(W0, a)).extracting(Got::seq).containsExactly(a, b);
     // Either the first-contact catch-up or the gap's replay timed out (then replays back off).
-    assertThat(transport.replayTimeouts()).isGreaterThanOrEqualTo(1);
-    assertThat(transport.missedMessages()).isGreaterThanOrEqualTo(1);
+    assertThat(transport.counters().replayTimeouts()).isGreaterThanOrEqualTo(1);
+    assertThat(transport.counters().missedMessages()).isGreaterThanOrEqualTo(1);
     assertThat(transport.pollerThread().isAlive()).isTrue();
   }
 
@@ -234,7 +235,7 @@ class ZmqTransportIT {
   void removedWorkerStopsDeliveringAndItsSocketIsClosed() throws Exception {
     FakeVllmPublisher pub0 = track(new FakeVllmPublisher());
     FakeVllmPublisher pub1 = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub0, 1), worker(W1, pub1, 1)));
     awaitSubscribed(pub0, W0);
     awaitSubscribed(pub1, W1);
@@ -242,7 +243,7 @@ class ZmqTransportIT {
 
     transport.workersChanged(List.of(worker(W1, pub1, 1)));
     await().atMost(Duration.ofSeconds(3)).until(() -> pub0.connectedSubscribers() == 0);
-    assertThat(transport.sources()).extracting(SourceStatus::worker).containsExactly(W1);
+    assertThat(transport.sources()).extracting(ZmqSourceStatus::worker).containsExactly(W1);
 
     long mark0 = pub0.nextSeq();
     for (int i = 0; i < 5; i++) {
@@ -260,7 +261,7 @@ class ZmqTransportIT {
   @Test
   void publisherStartedAfterTheSubscriptionIsReceived() throws Exception {
     int port = FakeVllmPublisher.freePort();
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, "tcp://127.0.0.1:" + port, null, 1)));
     // Let ZMQ fail a few connection attempts first.
     await()
@@ -279,7 +280,7 @@ class ZmqTransportIT {
   @Test
   void restartedPublisherKeepsBeingDelivered() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
     for (int i = 0; i < 20; i++) {
@@ -301,13 +302,13 @@ class ZmqTransportIT {
     assertThat(afterRestart).extracting(Got::seq).containsExactlyElementsOf(seqs(0, s + 1));
     assertThat(stored(afterRestart.get(afterRestart.size() - 1)).blockHashes())
         .containsExactly(500L);
-    assertThat(transport.engineRestarts()).isEqualTo(1);
+    assertThat(transport.counters().engineRestarts()).isEqualTo(1);
   }
 
   @Test
   void anEngineRestartWhoseBatchesAllMissedTheSubscriptionIsFoundByTheIdleProbe() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
     for (int i = 0; i < 20; i++) {
@@ -325,21 +326,21 @@ class ZmqTransportIT {
     await().atMost(Duration.ofSeconds(8)).until(() -> sink.hasReplayed(W0, s1));
     List<Got> afterRestart = sink.all().subList(before, sink.all().size());
     assertThat(afterRestart).extracting(Got::seq).containsExactly(s0, s1);
-    assertThat(transport.engineRestarts()).isEqualTo(1);
+    assertThat(transport.counters().engineRestarts()).isEqualTo(1);
 
     // The new incarnation's next live batch follows on.
     awaitSubscribed(pub, W0);
-    assertThat(transport.engineRestarts()).isEqualTo(1);
-    assertThat(transport.missedMessages()).isZero();
+    assertThat(transport.counters().engineRestarts()).isEqualTo(1);
+    assertThat(transport.counters().missedMessages()).isZero();
   }
 
   @Test
   void twoFrameMessagesAreDeliveredWithoutGapDetection() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
-    long replays = transport.replaysRequested();
+    long replays = transport.counters().replaysRequested();
 
     pub.publishWithoutSeq(pub.stored(new long[] {42}, null, range(0, 16)));
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.any(d -> d.frames().size() == 2));
@@ -347,14 +348,14 @@ class ZmqTransportIT {
     Got legacy = sink.all().stream().filter(d -> d.frames().size() == 2).findFirst().get();
     assertThat(legacy.topic()).isEqualTo(FakeVllmPublisher.DEFAULT_TOPIC);
     assertThat(stored(legacy).blockHashes()).containsExactly(42L);
-    assertThat(transport.replaysRequested()).isEqualTo(replays);
-    assertThat(transport.sequenceGaps()).isZero();
+    assertThat(transport.counters().replaysRequested()).isEqualTo(replays);
+    assertThat(transport.counters().sequenceGaps()).isZero();
   }
 
   @Test
   void sinkFailureDoesNotKillThePoller() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
 
@@ -364,7 +365,7 @@ class ZmqTransportIT {
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
 
     assertThat(sink.from(W0, a)).extracting(Got::seq).containsExactly(b);
-    assertThat(transport.errors()).isEqualTo(1);
+    assertThat(transport.counters().errors()).isEqualTo(1);
     assertThat(transport.pollerThread().isAlive()).isTrue();
   }
 
@@ -386,12 +387,12 @@ class ZmqTransportIT {
     transport.workersChanged(List.of(worker(W0, pub, 1), worker(W1, silent, null, 1)));
     assertThat(transport.warm()).isFalse();
     await().atMost(Duration.ofSeconds(2)).until(transport::warm);
-    assertThat(transport.sources()).allMatch(SourceStatus::warm);
+    assertThat(transport.sources()).allMatch(ZmqSourceStatus::warm);
   }
 
   @Test
   void workersWithoutAnEndpointAreIgnored() {
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, null, null, 1)));
     await().atMost(Duration.ofSeconds(2)).until(transport::warm);
     assertThat(transport.sources()).isEmpty();
@@ -400,7 +401,7 @@ class ZmqTransportIT {
   @Test
   void closeIsIdempotentAndStopsThePoller() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());
-    ZmqTransport transport = start(Settings.defaults());
+    ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
     Thread poller = transport.pollerThread();
@@ -432,20 +433,20 @@ class ZmqTransportIT {
     "ipc:///tmp/kv, 0, ipc:///tmp/kv",
   })
   void rankEndpointsAreOffsetLikeVllm(String endpoint, int rank, String expected) {
-    assertThat(ZmqTransport.offsetEndpointPort(endpoint, rank)).isEqualTo(expected);
+    assertThat(ZmqEndpoints.offsetEndpointPort(endpoint, rank)).isEqualTo(expected);
   }
 
   @Test
   void rankEndpointWithoutPortIsRejected() {
-    assertThatThrownBy(() -> ZmqTransport.offsetEndpointPort("ipc:///tmp/kv", 1))
+    assertThatThrownBy(() -> ZmqEndpoints.offsetEndpointPort("ipc:///tmp/kv", 1))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ZmqTransport.offsetEndpointPort("tcp://host:abc", 1))
+    assertThatThrownBy(() -> ZmqEndpoints.offsetEndpointPort("tcp://host:abc", 1))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
   // ------------------------------------------------------------------------------ helpers
 
-  private ZmqTransport start(Settings settings) {
+  private ZmqTransport start(ZmqSettings settings) {
     ZmqTransport transport = new ZmqTransport(settings);
     resources.add(transport);
     transport.start(sink);
@@ -457,9 +458,9 @@ class ZmqTransportIT {
     return pub;
   }
 
-  private static Settings withReplayTimeout(Duration timeout) {
-    Settings d = Settings.defaults();
-    return new Settings(
+  private static ZmqSettings withReplayTimeout(Duration timeout) {
+    ZmqSettings d = ZmqSettings.defaults();
+    return new ZmqSettings(
         d.pollInterval(),
         d.reconnectInterval(),
         d.reconnectIntervalMax(),

@@ -8,7 +8,6 @@ import io.infera.router.kv.IndexStats;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.Decision;
-import io.infera.router.policy.SharedLoad;
 import io.infera.router.policy.WorkerLoad;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
@@ -163,16 +162,7 @@ public final class AdminViews {
       out.put(transport.name(), transport.fields());
     }
     if (rt.sharedLoad() != null) {
-      SharedLoad.Stats ls = rt.sharedLoad().stats();
-      Map<String, Object> sharing = new LinkedHashMap<>();
-      sharing.put("connected", rt.sharedLoad().connected());
-      sharing.put("peer_replicas", ls.replicas());
-      sharing.put("published", ls.published());
-      sharing.put("publish_failures", ls.publishFailures());
-      sharing.put("received", ls.received());
-      sharing.put("malformed", ls.malformed());
-      sharing.put("expired", ls.expired());
-      out.put("load_sharing", sharing);
+      out.put("load_sharing", rt.sharedLoad().status());
     }
     Map<String, Object> idx = new LinkedHashMap<>();
     idx.put("entries", stats.entries());

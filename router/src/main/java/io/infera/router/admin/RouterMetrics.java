@@ -128,21 +128,6 @@ public final class RouterMetrics {
         .register(registry);
   }
 
-  /** Cross-replica load sharing: peers seen and message counters. */
-  public void bindSharedLoad(io.infera.router.policy.SharedLoad shared) {
-    Gauge.builder("infera.load.sharing.replicas", shared, s -> s.stats().replicas())
-        .description("other router replicas whose in-flight load this replica counts")
-        .register(registry);
-    Map<String, java.util.function.ToDoubleFunction<io.infera.router.policy.SharedLoad>> c =
-        Map.of(
-            "infera.load.sharing.published", s -> s.stats().published(),
-            "infera.load.sharing.publish.failures", s -> s.stats().publishFailures(),
-            "infera.load.sharing.received", s -> s.stats().received(),
-            "infera.load.sharing.malformed", s -> s.stats().malformed(),
-            "infera.load.sharing.expired", s -> s.stats().expired());
-    c.forEach((name, f) -> FunctionCounter.builder(name, shared, f).register(registry));
-  }
-
   /** Per-worker gauges; removed again by {@link #unbindWorker}. */
   public void bindWorker(
       WorkerId worker,

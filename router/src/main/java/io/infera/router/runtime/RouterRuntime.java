@@ -7,12 +7,12 @@ import io.infera.router.discovery.HealthChecker;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
 import io.infera.router.events.EventTransport;
+import io.infera.router.events.nats.SharedLoad;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.LoadTracker;
-import io.infera.router.policy.SharedLoad;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
@@ -97,7 +97,7 @@ public final class RouterRuntime implements AutoCloseable {
                 SharedLoad.Settings.defaults())
             : null;
     if (sharedLoad != null) {
-      metrics.bindSharedLoad(sharedLoad);
+      sharedLoad.bindTo(metrics.registry());
       router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
     }
     this.analyzer = new RequestAnalyzer(config, tokenizer, metrics);

@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.events.nats;
 
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.SharedLoadCodec;
@@ -7,34 +7,33 @@ import io.infera.router.nats.SharedLoadMessage.Bye;
 import io.infera.router.nats.SharedLoadMessage.Entry;
 import io.infera.router.nats.SharedLoadMessage.Heartbeat;
 import io.infera.router.nats.SharedLoadMessage.Update;
+import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.PeerLoadTable;
+import io.infera.router.policy.WorkerLoad;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.nats.client.Connection;
-import io.nats.client.ConnectionListener;
-import io.nats.client.Dispatcher;
-import io.nats.client.ErrorListener;
-import io.nats.client.Nats;
-import io.nats.client.Options;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Router replicas sharing in-flight load on a core NATS subject so that N replicas do not all pick
- * the same worker (DESIGN.md §5, §9 pitfall 3).
+ * the same worker (docs/contracts.md, "NATS event plane"; docs/routing.md, "Pitfalls"): the NATS
+ * adapter of load sharing, in front of the pure {@link PeerLoadTable}.
  *
  * <p>Each replica has a random 64-bit id. Every booking and release of its {@link LoadTracker} is
  * published at once, from the booking thread, as an {@link Update} carrying the replica's new
@@ -56,16 +55,14 @@ import org.slf4j.LoggerFactory;
  * load that lasts. Two in-flight requests of different replicas sharing a prefix count it twice
  * (only totals cross the wire).
  *
- * <p>Threads: updates are applied on the NATS dispatcher thread under one lock; request threads
- * read the per-worker sums lock-free; heartbeats and expiry run on one scheduler thread. Messages
- * from this replica itself are ignored; malformed ones are counted and skipped.
+ * <p>Threads: messages are applied on the NATS dispatcher thread; request threads read the
+ * per-worker sums lock-free; heartbeats and expiry run on one scheduler thread. Messages from this
+ * replica itself are ignored; malformed ones are counted and skipped. Binds {@code
+ * infera.load.sharing.*}.
  */
-public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
+public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(SharedLoad.class);
-
-  /** Replicas tracked at most (more are ignored until some expire). */
-  static final int MAX_REPLICAS = 1024;
 
   /**
    * How load is shared.
@@ -144,36 +141,20 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
   private final Settings settings;
   private final Publisher publisher;
   private final LongSupplier nanoClock;
-
-  // Guarded by lock; written on the dispatcher and scheduler threads.
-  private final Object lock = new Object();
-  private final Map<Long, Peer> peers = new HashMap<>();
-  // Per worker, the sum of all peers' totals; written under lock, read lock-free by picks.
-  private final Map<WorkerId, WorkerLoad> sums = new ConcurrentHashMap<>();
+  private final PeerLoadTable peers;
 
   private final LongAdder published = new LongAdder();
   private final LongAdder publishFailures = new LongAdder();
   private final LongAdder received = new LongAdder();
   private final LongAdder fromSelf = new LongAdder();
   private final LongAdder malformed = new LongAdder();
-  private final LongAdder expired = new LongAdder();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long lastHeartbeat = Long.MIN_VALUE;
 
-  // The NATS side, set once by start() before anything can use it; null when driven directly
-  // (unit tests).
-  private volatile Connection connection;
-  private volatile boolean ownsConnection;
-  private volatile Dispatcher dispatcher;
+  // The NATS side, set by LoadSharingConnection before anything can use it; null when driven
+  // directly (unit tests).
+  private final LoadSharingConnection nats;
   private volatile ScheduledExecutorService scheduler;
-
-  /** One other replica's totals per worker, and when it was last heard. */
-  private static final class Peer {
-    final Map<WorkerId, Slot> workers = new HashMap<>();
-    long heardAt;
-  }
-
-  private record Slot(long seq, long activeBlocks, int inFlight) {}
 
   SharedLoad(
       long replicaId,
@@ -181,11 +162,23 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
       Settings settings,
       Publisher publisher,
       LongSupplier nanoClock) {
+    this(replicaId, tracker, settings, publisher, nanoClock, null);
+  }
+
+  private SharedLoad(
+      long replicaId,
+      LoadTracker tracker,
+      Settings settings,
+      Publisher publisher,
+      LongSupplier nanoClock,
+      LoadSharingConnection nats) {
     this.replicaId = replicaId;
     this.tracker = tracker;
     this.settings = settings;
     this.publisher = publisher;
     this.nanoClock = nanoClock;
+    this.nats = nats;
+    this.peers = new PeerLoadTable(settings.expiry(), SharedLoadMessage.MAX_ENTRIES, nanoClock);
   }
 
   /**
@@ -202,28 +195,33 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
   /** As {@link #start(Connection, String, LoadTracker, Duration)} with explicit settings. */
   public static SharedLoad start(
       Connection nc, String subject, LoadTracker tracker, Settings settings) {
-    return start(nc, false, subject, tracker, settings);
+    LoadSharingConnection c = new LoadSharingConnection(subject, false);
+    SharedLoad s =
+        new SharedLoad(newReplicaId(), tracker, settings, c::publish, System::nanoTime, c);
+    c.attach(nc, s::receive);
+    s.startTicking(subject);
+    return s;
   }
 
-  private static SharedLoad start(
-      Connection nc, boolean owned, String subject, LoadTracker tracker, Settings settings) {
+  /**
+   * As {@link #start(Connection, String, LoadTracker, Settings)} on a connection of its own to
+   * {@code url} ({@link LoadSharingConnection#options}), closed by {@link #close}. Returns at once:
+   * the connection is made in the background and retried forever, and until it is up this replica
+   * routes on its own load only (nothing blocks the router's start on the broker).
+   */
+  public static SharedLoad connect(
+      String url, String subject, LoadTracker tracker, Settings settings)
+      throws InterruptedException {
+    LoadSharingConnection c = new LoadSharingConnection(subject, true);
     SharedLoad s =
-        new SharedLoad(
-            newReplicaId(),
-            tracker,
-            settings,
-            bytes -> nc.publish(subject, bytes),
-            System::nanoTime);
-    s.connection = nc;
-    s.ownsConnection = owned;
-    s.dispatcher = nc.createDispatcher(msg -> s.receive(msg.getData()));
-    s.dispatcher.subscribe(subject);
-    s.startTicking(tracker, subject);
+        new SharedLoad(newReplicaId(), tracker, settings, c::publish, System::nanoTime, c);
+    s.startTicking(subject);
+    c.connectInBackground(url, s::receive, s.closed::get, s::replica);
     return s;
   }
 
   /** Heartbeats and expiry sweeps on a thread of their own; shares the tracker. */
-  private void startTicking(LoadTracker tracker, String subject) {
+  private void startTicking(String subject) {
     scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -244,124 +242,9 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
         settings.expiry().toMillis());
   }
 
-  /**
-   * As {@link #start(Connection, String, LoadTracker, Settings)} on a connection of its own to
-   * {@code url} ({@link #natsOptions}), closed by {@link #close}. Returns at once: the connection
-   * is made in the background and retried forever, and until it is up this replica routes on its
-   * own load only (nothing blocks the router's start on the broker).
-   */
-  public static SharedLoad connect(
-      String url, String subject, LoadTracker tracker, Settings settings)
-      throws InterruptedException {
-    AtomicReference<SharedLoad> self = new AtomicReference<>();
-    SharedLoad s =
-        new SharedLoad(
-            newReplicaId(),
-            tracker,
-            settings,
-            bytes -> {
-              Connection c = self.get().connection;
-              if (c == null) {
-                throw new IllegalStateException("load sharing not connected yet");
-              }
-              c.publish(subject, bytes);
-            },
-            System::nanoTime);
-    self.set(s);
-    s.ownsConnection = true;
-    s.startTicking(tracker, subject);
-    Nats.connectAsynchronously(
-        natsOptions(
-            url,
-            (conn, event) -> {
-              // A first connect that had to be retried is announced as a reconnect.
-              if (event == ConnectionListener.Events.CONNECTED
-                  || event == ConnectionListener.Events.RECONNECTED) {
-                s.attach(conn, subject);
-              }
-            }),
-        true);
-    return s;
-  }
-
-  /** Subscribes on a connection that came up in the background; closes it if already closed. */
-  private void attach(Connection nc, String subject) {
-    synchronized (lock) {
-      if (connection != null) {
-        return;
-      }
-      connection = nc;
-    }
-    if (closed.get()) {
-      closeQuietly(nc);
-      return;
-    }
-    try {
-      Dispatcher d = nc.createDispatcher(msg -> receive(msg.getData()));
-      d.subscribe(subject);
-      dispatcher = d;
-      log.info("load sharing connected replica={} subject={}", replica(), subject);
-    } catch (RuntimeException e) {
-      log.warn("load sharing cannot subscribe subject={} error={}", subject, e.toString());
-    }
-    if (closed.get()) {
-      closeQuietly(nc); // close() ran meanwhile and saw no connection yet
-    }
-  }
-
-  private static void closeQuietly(Connection nc) {
-    try {
-      nc.close();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /**
-   * Connection options for load sharing: reconnect forever, and a full outgoing queue drops
-   * messages instead of blocking the publishing (event-loop) thread — heartbeats repair the loss.
-   */
-  public static Options natsOptions(String url) {
-    return natsOptions(url, (conn, event) -> {});
-  }
-
-  private static Options natsOptions(String url, ConnectionListener onEvent) {
-    return new Options.Builder()
-        .server(url)
-        .connectionName("infera-router-load")
-        .maxReconnects(-1)
-        .reconnectWait(Duration.ofMillis(500))
-        .discardMessagesWhenOutgoingQueueFull()
-        .connectionListener(
-            (conn, event) -> {
-              // A disconnect also fires on close; a reconnect is the news worth telling.
-              if (event == ConnectionListener.Events.RECONNECTED) {
-                log.info("load sharing nats reconnected url={}", url);
-              } else {
-                log.debug("load sharing nats event={} url={}", event.getEvent(), url);
-              }
-              onEvent.connectionEvent(conn, event);
-            })
-        .errorListener(
-            new ErrorListener() {
-              @Override
-              public void errorOccurred(Connection conn, String error) {
-                log.warn("load sharing nats error={}", error);
-              }
-
-              @Override
-              public void exceptionOccurred(Connection conn, Exception e) {
-                // Reconnect attempts while the server is away: the events above say enough.
-                log.debug("load sharing nats error={}", e.toString());
-              }
-            })
-        .build();
-  }
-
   /** True once subscribed on a connection that is up now. */
   public boolean connected() {
-    Connection c = connection;
-    return dispatcher != null && c != null && c.getStatus() == Connection.Status.CONNECTED;
+    return nats != null && nats.connected();
   }
 
   /** This replica's id, in hex. */
@@ -374,24 +257,49 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
   }
 
   public Stats stats() {
-    int n;
-    synchronized (lock) {
-      n = peers.size();
-    }
     return new Stats(
-        n,
+        peers.replicas(),
         published.sum(),
         publishFailures.sum(),
         received.sum(),
         fromSelf.sum(),
         malformed.sum(),
-        expired.sum());
+        peers.expired());
+  }
+
+  /** The {@code load_sharing} object of the admin status, in its order. */
+  public Map<String, Object> status() {
+    Stats ls = stats();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("connected", connected());
+    out.put("peer_replicas", ls.replicas());
+    out.put("published", ls.published());
+    out.put("publish_failures", ls.publishFailures());
+    out.put("received", ls.received());
+    out.put("malformed", ls.malformed());
+    out.put("expired", ls.expired());
+    return out;
+  }
+
+  /** Binds {@code infera.load.sharing.*}: peers seen and message counters. */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    Gauge.builder("infera.load.sharing.replicas", this, s -> s.stats().replicas())
+        .description("other router replicas whose in-flight load this replica counts")
+        .register(registry);
+    Map<String, ToDoubleFunction<SharedLoad>> c =
+        Map.of(
+            "infera.load.sharing.published", s -> s.stats().published(),
+            "infera.load.sharing.publish.failures", s -> s.stats().publishFailures(),
+            "infera.load.sharing.received", s -> s.stats().received(),
+            "infera.load.sharing.malformed", s -> s.stats().malformed(),
+            "infera.load.sharing.expired", s -> s.stats().expired());
+    c.forEach((name, f) -> FunctionCounter.builder(name, this, f).register(registry));
   }
 
   @Override
   public WorkerLoad remote(WorkerId worker) {
-    WorkerLoad l = sums.get(worker);
-    return l == null ? WorkerLoad.IDLE : l;
+    return peers.remote(worker);
   }
 
   @Override
@@ -414,53 +322,27 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
       return;
     }
     received.increment();
-    boolean newcomer = false;
-    synchronized (lock) {
-      if (closed.get()) {
-        return;
+    if (closed.get()) {
+      return;
+    }
+    PeerLoadTable.Outcome o = PeerLoadTable.Outcome.IGNORED;
+    if (m instanceof Bye) {
+      if (peers.leave(m.replica())) {
+        log.info("load peer left replica={}", Long.toHexString(m.replica()));
       }
-      if (m instanceof Bye) {
-        if (drop(m.replica())) {
-          log.info("load peer left replica={}", Long.toHexString(m.replica()));
-        }
-        return;
-      }
-      Peer p = peers.get(m.replica());
-      if (p == null) {
-        if (peers.size() >= MAX_REPLICAS) {
-          return;
-        }
-        p = new Peer();
-        peers.put(m.replica(), p);
-        newcomer = true;
-        log.info("load peer joined replica={}", Long.toHexString(m.replica()));
-      }
-      p.heardAt = nanoClock.getAsLong();
-      if (m instanceof Update u) {
+    } else if (m instanceof Update u) {
+      o = peers.update(u.replica(), changes(u.entries()));
+      if (o != PeerLoadTable.Outcome.IGNORED && settings.remotePicks()) {
         for (Entry e : u.entries()) {
-          apply(p, e);
-          if (e.pick() && settings.remotePicks()) {
+          if (e.pick()) {
             tracker.remotePick(e.worker(), e.charge());
           }
         }
-      } else if (m instanceof Heartbeat h) {
-        Set<WorkerId> listed = new HashSet<>();
-        for (Entry e : h.entries()) {
-          apply(p, e);
-          listed.add(e.worker());
-        }
-        // A worker left out has no load as of h.seq — unless a newer change already said more.
-        for (Iterator<Map.Entry<WorkerId, Slot>> it = p.workers.entrySet().iterator();
-            it.hasNext(); ) {
-          Map.Entry<WorkerId, Slot> w = it.next();
-          if (!listed.contains(w.getKey()) && w.getValue().seq() <= h.seq()) {
-            addToSum(w.getKey(), w.getValue(), -1);
-            it.remove();
-          }
-        }
       }
+    } else if (m instanceof Heartbeat h) {
+      o = peers.heartbeat(h.replica(), h.seq(), changes(h.entries()));
     }
-    if (newcomer) {
+    if (o == PeerLoadTable.Outcome.JOINED) {
       // Bring the newcomer up to date now rather than at our next heartbeat.
       if (scheduler != null) {
         scheduler.execute(this::safeHeartbeat);
@@ -476,7 +358,7 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
     if (lastHeartbeat == Long.MIN_VALUE || now - lastHeartbeat >= settings.heartbeat().toNanos()) {
       heartbeat();
     }
-    expire(now);
+    peers.expire();
   }
 
   /** Sends this replica's full totals. */
@@ -492,25 +374,6 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
     send(new Heartbeat(replicaId, own.seq(), ws.stream().map(SharedLoad::entry).toList()));
   }
 
-  /** Drops replicas not heard from within the expiry. */
-  void expire(long now) {
-    long limit = settings.expiry().toNanos();
-    synchronized (lock) {
-      for (Iterator<Map.Entry<Long, Peer>> it = peers.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<Long, Peer> e = it.next();
-        if (now - e.getValue().heardAt > limit) {
-          e.getValue().workers.forEach((w, slot) -> addToSum(w, slot, -1));
-          it.remove();
-          expired.increment();
-          log.info(
-              "load peer expired replica={} silent_ms={}",
-              Long.toHexString(e.getKey()),
-              TimeUnit.NANOSECONDS.toMillis(now - e.getValue().heardAt));
-        }
-      }
-    }
-  }
-
   /** Stops sharing: the tracker is local again, peers are told to forget this replica. */
   @Override
   public void close() {
@@ -522,72 +385,9 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
       scheduler.shutdownNow();
     }
     send(new Bye(replicaId));
-    synchronized (lock) {
-      peers.clear();
-      sums.clear();
-    }
-    Connection nc = connection;
-    if (nc == null) {
-      return;
-    }
-    try {
-      if (dispatcher != null) {
-        nc.closeDispatcher(dispatcher);
-      }
-      if (ownsConnection) {
-        nc.flush(Duration.ofMillis(500)); // let the goodbye out
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Exception e) {
-      log.debug("load sharing close error={}", e.toString());
-    }
-    if (ownsConnection) {
-      try {
-        nc.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private void apply(Peer p, Entry e) {
-    Slot old = p.workers.get(e.worker());
-    if (old != null && old.seq() > e.seq()) {
-      return; // a newer change already arrived
-    }
-    if (old == null && p.workers.size() >= SharedLoadMessage.MAX_ENTRIES) {
-      return;
-    }
-    Slot now = new Slot(e.seq(), e.activeBlocks(), e.inFlight());
-    if (old != null) {
-      addToSum(e.worker(), old, -1);
-    }
-    addToSum(e.worker(), now, +1);
-    p.workers.put(e.worker(), now);
-  }
-
-  private boolean drop(long replica) {
-    Peer p = peers.remove(replica);
-    if (p == null) {
-      return false;
-    }
-    p.workers.forEach((w, slot) -> addToSum(w, slot, -1));
-    return true;
-  }
-
-  // Called with lock held: the only writer of sums.
-  private void addToSum(WorkerId worker, Slot slot, int sign) {
-    if (slot.activeBlocks() == 0 && slot.inFlight() == 0) {
-      return;
-    }
-    WorkerLoad cur = sums.getOrDefault(worker, WorkerLoad.IDLE);
-    long active = cur.activeBlocks() + sign * slot.activeBlocks();
-    int inFlight = cur.inFlight() + sign * slot.inFlight();
-    if (active == 0 && inFlight == 0) {
-      sums.remove(worker);
-    } else {
-      sums.put(worker, new WorkerLoad(active, 0, inFlight));
+    peers.close();
+    if (nats != null) {
+      nats.close();
     }
   }
 
@@ -619,6 +419,15 @@ public final class SharedLoad implements LoadTracker.Sharing, AutoCloseable {
 
   private static Entry entry(LoadTracker.Change c) {
     return new Entry(c.worker(), c.seq(), c.activeBlocks(), c.inFlight(), c.pick(), c.charge());
+  }
+
+  private static List<LoadTracker.Change> changes(List<Entry> entries) {
+    return entries.stream()
+        .map(
+            e ->
+                new LoadTracker.Change(
+                    e.worker(), e.seq(), e.activeBlocks(), e.inFlight(), e.pick(), e.charge()))
+        .toList();
   }
 
   private static long newReplicaId() {

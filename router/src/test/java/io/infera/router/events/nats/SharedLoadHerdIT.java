@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,6 +6,12 @@ import static org.awaitility.Awaitility.await;
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.Role;
 import io.infera.router.nats.EventSubjects;
+import io.infera.router.policy.Booking;
+import io.infera.router.policy.Decision;
+import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.Overlap;
+import io.infera.router.policy.RoutingPolicy;
+import io.infera.router.policy.Worker;
 import io.infera.router.testing.NatsServer;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -9,6 +9,10 @@ import io.infera.router.nats.SharedLoadCodec;
 import io.infera.router.nats.SharedLoadMessage.Entry;
 import io.infera.router.nats.SharedLoadMessage.Heartbeat;
 import io.infera.router.nats.SharedLoadMessage.Update;
+import io.infera.router.policy.Booking;
+import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.Worker;
+import io.infera.router.policy.WorkerLoad;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.infera.router.policy;
+package io.infera.router.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
+import io.infera.router.policy.Booking;
+import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.Worker;
 import io.infera.router.testing.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
@@ -81,7 +84,7 @@ class SharedLoadIT {
 
   @Test
   void aReplicaWhoseConnectionDiesStopsCountingAfterTheExpiry() throws Exception {
-    Connection nca = Nats.connect(SharedLoad.natsOptions(server.url()));
+    Connection nca = Nats.connect(LoadSharingConnection.options(server.url()));
     try (SharedLoad sa = SharedLoad.start(nca, SUBJECT, a, FAST);
         SharedLoad sb = up(SharedLoad.connect(server.url(), SUBJECT, b, FAST))) {
       a.book(W1, new long[] {1, 2, 3, 4}, 4); // never released

@@ -44,7 +44,7 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "RouterConfig YAML (DESIGN.md §7). Env: INFERA_CONFIG.")
+      description = "RouterConfig YAML (docs/contracts.md, \"RouterConfig\"). Env: INFERA_CONFIG.")
   Path config;
 
   @Option(names = "--model", paramLabel = "NAME", description = "Served model name.")

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code infera-router relay}: moves one engine's KV events from its ZMQ sockets to NATS JetStream,
- * keeps the worker's view and writes its snapshots (DESIGN.md §5, {@link RelayProtocol}).
+ * keeps the worker's view and writes its snapshots (docs/contracts.md, "NATS event plane"; {@link
+ * RelayProtocol}).
  *
  * <p>Lifecycle: {@link #start()} returns at once; the publishing thread connects to NATS (retrying
  * forever), creates the stream and bucket when missing, rebuilds the view from the bucket and the

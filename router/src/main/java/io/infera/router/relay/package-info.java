@@ -1,7 +1,7 @@
 /**
  * The relay sidecar ({@code infera-router relay}): one engine's KV events from its ZMQ sockets to
  * NATS JetStream, verbatim and in engine order per subject, plus the worker's view as snapshots in
- * the KV bucket (DESIGN.md §5).
+ * the KV bucket (docs/contracts.md, "NATS event plane").
  *
  * <p>Invariants: a batch reaches the stream at most once and, per subject, in engine order; the
  * relay's view is exactly what its subjects hold (batches are applied when acknowledged) unless a

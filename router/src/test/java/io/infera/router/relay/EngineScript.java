@@ -99,7 +99,7 @@ final class EngineScript {
       if (m.streamSeq() <= w || m.headers().containsKey(NatsHeaders.RESYNC)) {
         continue;
       }
-      apply(index, worker, rank, PublishLoop.engineSeq(toClient(m)), m.payload());
+      apply(index, worker, rank, RelayMessages.engineSeq(toClient(m)), m.payload());
     }
     return index;
   }

@@ -122,7 +122,7 @@ class RelayIT {
   }
 
   private static List<Long> engineSeqs(List<Stored> msgs) {
-    return msgs.stream().map(PublishLoop::engineSeq).toList();
+    return msgs.stream().map(RelayMessages::engineSeq).toList();
   }
 
   private static List<Long> range(long n) {
@@ -184,7 +184,7 @@ class RelayIT {
       List<Stored> sequenced = r == 0 ? msgs.subList(0, msgs.size() - 1) : msgs;
       assertThat(engineSeqs(sequenced)).containsExactlyElementsOf(range(120));
       for (Stored m : sequenced) {
-        long seq = PublishLoop.engineSeq(m);
+        long seq = RelayMessages.engineSeq(m);
         assertThat(m.payload()).isEqualTo(engine.payload(seq, r));
         assertThat(m.headers())
             .containsEntry(NatsHeaders.ENGINE_SEQ, Long.toString(seq))
@@ -199,7 +199,7 @@ class RelayIT {
     assertThat(unsequenced.headers())
         .doesNotContainKey(NatsHeaders.ENGINE_SEQ)
         .containsEntry(NatsHeaders.ENGINE, "vllm");
-    assertThat(PublishLoop.engineSeq(unsequenced)).isEqualTo(KvEventMessage.NO_SEQ);
+    assertThat(RelayMessages.engineSeq(unsequenced)).isEqualTo(KvEventMessage.NO_SEQ);
     assertThat(relay.stats().replayed()).isGreaterThanOrEqualTo(40);
     assertThat(relay.stats().resyncs()).isZero();
   }
@@ -225,7 +225,7 @@ class RelayIT {
     List<Stored> msgs = subject(o, 0);
     Stored included =
         msgs.stream().filter(m -> m.streamSeq() == mid.streamSeq()).findFirst().orElseThrow();
-    assertThat(PublishLoop.engineSeq(included)).isEqualTo(mid.engineSeq());
+    assertThat(RelayMessages.engineSeq(included)).isEqualTo(mid.engineSeq());
     assertRouterSeesTheTruth(o, 150);
     // And applying everything from the start gives the same.
     PrefixIndex all = EngineScript.replay(W, 0, null, asTest(msgs), BS);

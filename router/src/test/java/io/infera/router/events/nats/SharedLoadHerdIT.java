@@ -38,10 +38,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The herd (DESIGN.md §9 pitfall 3): two router replicas over one nats-server receive bursts of
- * identical new prompts at the same moment, without sharing, sharing in-flight load, and sharing
- * picks too. Kv-aware with no KV events, so every pick has 0 hits and is made by load alone ({@code
- * active_blocks + recent_blocks}). Prints every run's numbers.
+ * The herd (docs/routing.md, "Pitfalls", pitfall 3): two router replicas over one nats-server
+ * receive bursts of identical new prompts at the same moment, without sharing, sharing in-flight
+ * load, and sharing picks too. Kv-aware with no KV events, so every pick has 0 hits and is made by
+ * load alone ({@code active_blocks + recent_blocks}). Prints every run's numbers.
  *
  * <p>Totals over a run stay even in every mode (each replica balances its own picks, and two
  * balanced halves sum to a balanced whole); the herd shows in how each burst spreads and in how

@@ -1,5 +1,6 @@
 package io.infera.router.events.zmq;
 
+import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.kv.WorkerId;
 import org.zeromq.ZMQ;
 
@@ -12,7 +13,21 @@ final class ZmqSource {
   private static final byte[] EMPTY = new byte[0];
 
   /** What identifies a subscription; a change of any part is a new source. */
-  record Key(WorkerId worker, int rank, String endpoint, String replayEndpoint) {}
+  record Key(WorkerId worker, int rank, String endpoint, String replayEndpoint) {
+
+    /**
+     * Rank {@code rank} of {@code w}: its endpoints offset from rank 0's ({@link ZmqEndpoints}).
+     *
+     * @throws IllegalArgumentException when an endpoint cannot be offset
+     */
+    static Key of(WorkerInfo w, int rank) {
+      String replay =
+          w.zmqReplayEndpoint() == null || w.zmqReplayEndpoint().isBlank()
+              ? null
+              : ZmqEndpoints.offsetEndpointPort(w.zmqReplayEndpoint(), rank);
+      return new Key(w.id(), rank, ZmqEndpoints.offsetEndpointPort(w.zmqEndpoint(), rank), replay);
+    }
+  }
 
   final Key key;
   ZMQ.Socket sub;

@@ -243,7 +243,7 @@ public final class ZmqTransport extends TransportThread implements EventTranspor
       }
       for (int rank = 0; rank < w.dpSize(); rank++) {
         try {
-          wanted.put(key(w, rank), w);
+          wanted.put(ZmqSource.Key.of(w, rank), w);
         } catch (IllegalArgumentException e) {
           counters.connectFailures.incrementAndGet();
           log.warn(
@@ -289,15 +289,6 @@ public final class ZmqTransport extends TransportThread implements EventTranspor
     }
     view = List.copyOf(sources.values());
     appliedGeneration = p.generation();
-  }
-
-  private static ZmqSource.Key key(WorkerInfo w, int rank) {
-    String replay =
-        w.zmqReplayEndpoint() == null || w.zmqReplayEndpoint().isBlank()
-            ? null
-            : ZmqEndpoints.offsetEndpointPort(w.zmqReplayEndpoint(), rank);
-    return new ZmqSource.Key(
-        w.id(), rank, ZmqEndpoints.offsetEndpointPort(w.zmqEndpoint(), rank), replay);
   }
 
   private void connect(ZmqSource s) {

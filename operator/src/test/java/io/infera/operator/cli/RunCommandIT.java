@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.docs.DocsText;
 import io.infera.operator.render.ResourceParser;
 import io.infera.operator.runtime.OperatorSettings;
 import io.infera.operator.testing.Fixtures;
@@ -16,6 +17,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Set;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -105,6 +108,16 @@ class RunCommandIT {
                         .contains("operator_sdk_reconciliations_started_total")
                         .contains("operator_sdk_reconciliations_success_total")
                         .contains("jvm_memory_used_bytes"));
+        // Every operator metric the docs name is served.
+        Set<String> documented =
+            DocsText.mentioned(
+                Pattern.compile(
+                    "`((?:operator_sdk|jvm|process|system)_[a-z0-9_]+)(?:\\{[^`]*\\})?`"));
+        assertThat(documented).hasSizeGreaterThan(5);
+        String scrape = get(port, "/metrics").body();
+        assertThat(documented.stream().filter(n -> !served(scrape, n)).toList())
+            .as("operator metrics the docs name that /metrics does not serve")
+            .isEmpty();
         Deployment other =
             cluster
                 .client()
@@ -117,6 +130,17 @@ class RunCommandIT {
       }
       // Stopped: the probe port is closed.
     }
+  }
+
+  /** Whether {@code name} is a sample or TYPE name of the exposition. */
+  private static boolean served(String exposition, String name) {
+    for (String line : exposition.split("\n")) {
+      String n = line.startsWith("# TYPE ") ? line.split(" ")[2] : line.split("[{ ]", 2)[0];
+      if (n.equals(name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {

@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
+import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
@@ -25,36 +21,17 @@ class DocumentedFieldsTest {
   private static final Pattern FIELD =
       Pattern.compile("`((?:spec|status)(?:\\.[A-Za-z]+|\\[\\])*)`");
 
-  /** The repository root (surefire passes it as {@code infera.repo}). */
-  static Path repo() {
-    String root = System.getProperty("infera.repo");
-    if (root == null || !Files.exists(Path.of(root, "docs", "contracts.md"))) {
-      throw new IllegalStateException("infera.repo does not name the repository root: " + root);
-    }
-    return Path.of(root);
-  }
-
-  static TreeSet<String> documented() throws IOException {
-    Path root = repo();
-    List<Path> docs = new ArrayList<>(List.of(root.resolve("README.md")));
-    try (Stream<Path> s = Files.walk(root.resolve("docs"))) {
-      s.filter(f -> f.toString().endsWith(".md")).sorted().forEach(docs::add);
-    }
-    TreeSet<String> out = new TreeSet<>();
-    for (Path doc : docs) {
-      Matcher m = FIELD.matcher(Files.readString(doc));
-      while (m.find()) {
-        out.add(m.group(1));
-      }
-    }
-    return out;
+  static Set<String> documented() {
+    return DocsText.mentioned(FIELD);
   }
 
   @SuppressWarnings("unchecked")
   static Map<String, Object> schema() throws IOException {
     Map<String, Object> crd =
         new Yaml()
-            .load(Files.readString(repo().resolve("crds/inferadeployments.infera.io-v1.yml")));
+            .load(
+                Files.readString(
+                    DocsText.repo().resolve("crds/inferadeployments.infera.io-v1.yml")));
     Map<String, Object> spec = (Map<String, Object>) crd.get("spec");
     Map<String, Object> version = ((List<Map<String, Object>>) spec.get("versions")).get(0);
     return (Map<String, Object>)

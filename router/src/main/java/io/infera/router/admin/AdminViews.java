@@ -1,14 +1,13 @@
 package io.infera.router.admin;
 
 import io.infera.router.config.RouterConfig;
-import io.infera.router.events.NatsTransport;
+import io.infera.router.events.TransportStatus;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.DropReason;
 import io.infera.router.kv.IndexStats;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.Decision;
-import io.infera.router.policy.SharedLoad;
 import io.infera.router.policy.WorkerLoad;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
@@ -127,13 +126,10 @@ public final class AdminViews {
       workers.add(worker(rt, m, stats));
     }
     out.put("workers", workers);
-    NatsTransport nats = rt.transport() instanceof NatsTransport n ? n : null;
-    Map<SourceId, NatsTransport.SourceStatus> streamed = new LinkedHashMap<>();
-    if (nats != null) {
-      for (NatsTransport.SourceStatus s : nats.sources()) {
-        streamed.put(new SourceId(s.worker(), s.rank()), s);
-      }
-    }
+    TransportStatus transport = rt.transport().status();
+    TransportStatus.Sources tracked = transport.sources();
+    Map<SourceId, TransportStatus.Source> streamed =
+        tracked == null ? new LinkedHashMap<>() : new LinkedHashMap<>(tracked.known());
     List<Object> sources = new ArrayList<>();
     for (IndexStats.SourceStats s : stats.sources()) {
       Map<String, Object> src = new LinkedHashMap<>();
@@ -143,40 +139,31 @@ public final class AdminViews {
       src.put("last_seq", s.lastSeq());
       src.put("degraded", s.degraded());
       src.put("batches", s.batches());
-      src.put("event_lag_seconds", rt.metrics().eventLagSeconds(s.source().worker()));
-      if (nats != null) {
-        natsSource(src, streamed.remove(s.source()), s.degraded());
+      src.put("event_lag_seconds", rt.ingest().eventLagSeconds(s.source().worker()));
+      if (tracked != null) {
+        src.putAll(tracked.render(streamed.remove(s.source()), s.degraded()));
       }
       sources.add(src);
     }
-    // Sources the stream knows that have nothing in the index yet.
-    for (NatsTransport.SourceStatus s : streamed.values()) {
+    // Sources the transport knows that have nothing in the index yet.
+    for (Map.Entry<SourceId, TransportStatus.Source> e : streamed.entrySet()) {
       Map<String, Object> src = new LinkedHashMap<>();
-      src.put("worker_id", s.worker().value());
-      src.put("dp_rank", s.rank());
+      src.put("worker_id", e.getKey().worker().value());
+      src.put("dp_rank", e.getKey().dpRank());
       src.put("block_count", 0L);
       src.put("last_seq", null);
       src.put("degraded", false);
       src.put("batches", 0L);
-      src.put("event_lag_seconds", rt.metrics().eventLagSeconds(s.worker()));
-      natsSource(src, s, false);
+      src.put("event_lag_seconds", rt.ingest().eventLagSeconds(e.getKey().worker()));
+      src.putAll(tracked.render(e.getValue(), false));
       sources.add(src);
     }
     out.put("sources", sources);
-    if (nats != null) {
-      out.put("nats", natsStatus(nats));
+    if (!transport.fields().isEmpty()) {
+      out.put(transport.name(), transport.fields());
     }
     if (rt.sharedLoad() != null) {
-      SharedLoad.Stats ls = rt.sharedLoad().stats();
-      Map<String, Object> sharing = new LinkedHashMap<>();
-      sharing.put("connected", rt.sharedLoad().connected());
-      sharing.put("peer_replicas", ls.replicas());
-      sharing.put("published", ls.published());
-      sharing.put("publish_failures", ls.publishFailures());
-      sharing.put("received", ls.received());
-      sharing.put("malformed", ls.malformed());
-      sharing.put("expired", ls.expired());
-      out.put("load_sharing", sharing);
+      out.put("load_sharing", rt.sharedLoad().status());
     }
     Map<String, Object> idx = new LinkedHashMap<>();
     idx.put("entries", stats.entries());
@@ -199,62 +186,6 @@ public final class AdminViews {
       tok.put("prefix_cache", rt.tokenizer().cacheStats());
     }
     out.put("tokenizer", tok);
-    return out;
-  }
-
-  /** A source's stream position and health (nats transport), added to its status entry. */
-  private static void natsSource(
-      Map<String, Object> src, NatsTransport.SourceStatus s, boolean indexDegraded) {
-    boolean degraded = indexDegraded || (s != null && s.degraded());
-    src.put("health", degraded ? "degraded" : "healthy");
-    src.put(
-        "degraded_reason",
-        s != null && s.degradedReason() != null
-            ? s.degradedReason()
-            : indexDegraded ? "engine_gap" : null);
-    src.put("last_engine_seq", s == null ? null : s.lastEngineSeq());
-    src.put("last_stream_seq", s == null ? null : s.lastStreamSeq());
-    src.put("stream_lag_messages", s == null ? null : s.lagMessages());
-    src.put("stream_lag_seconds", s == null ? null : s.lagSeconds());
-    src.put("stream_messages", s == null ? 0L : s.messages());
-    src.put("covered_by_snapshot", s == null ? 0L : s.coveredSkipped());
-    src.put(
-        "snapshot_stream_seq",
-        s == null || s.snapshotStreamSeq() < 0 ? null : s.snapshotStreamSeq());
-    src.put("snapshot_age_seconds", s == null ? null : s.snapshotAgeSeconds());
-  }
-
-  private static Map<String, Object> natsStatus(NatsTransport n) {
-    NatsTransport.Status st = n.status();
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("url", st.url());
-    out.put("stream", st.stream());
-    out.put("connected", st.connected());
-    out.put("caught_up", st.caughtUp());
-    out.put("warm", st.warm());
-    out.put("not_warm_reason", st.notWarmReason());
-    out.put("processed_stream_seq", st.processedSeq());
-    out.put("stream_first_seq", st.streamFirstSeq());
-    out.put("stream_last_seq", st.streamLastSeq());
-    out.put("start_target_seq", st.targetSeq());
-    out.put("lag_messages", n.lagMessages());
-    out.put("held_messages", st.heldMessages());
-    out.put("messages", n.messagesReceived());
-    out.put("bytes", n.bytesReceived());
-    out.put("garbage_subjects", n.garbageSubjects());
-    out.put("bad_headers", n.badHeaders());
-    out.put("duplicates", n.duplicates());
-    out.put("covered_skipped", n.coveredSkipped());
-    out.put("resync_markers", n.resyncMarkers());
-    out.put("resyncs", n.resyncs());
-    out.put("snapshots_seeded", n.snapshotsSeeded());
-    out.put("snapshots_bad", n.badSnapshots());
-    out.put("snapshots_stale", n.staleSnapshots());
-    out.put("reconnects", n.reconnects());
-    out.put("consumer_restarts", n.consumerRestarts());
-    out.put("lost_messages", n.lostMessages());
-    out.put("undiscovered_dropped", n.undiscoveredDropped());
-    out.put("errors", n.errors());
     return out;
   }
 

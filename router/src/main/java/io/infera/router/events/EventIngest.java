@@ -1,6 +1,5 @@
 package io.infera.router.events;
 
-import io.infera.router.admin.RouterMetrics;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEventDecoder;
@@ -9,6 +8,10 @@ import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,16 +30,19 @@ import org.slf4j.LoggerFactory;
  * infera-kv-writer}) decodes them and applies them to the {@link PrefixIndex}, together with the
  * fleet's purges and snapshot seeds, in arrival order. Messages and snapshots of workers discovery
  * does not (or no longer) know are dropped, so a late message cannot resurrect a purged worker.
+ *
+ * <p>It also keeps each known worker's event lag (engine batch timestamp to application) and binds
+ * it as {@code infera.kv.event.lag} per worker.
  */
-public final class EventIngest implements EventSink, AutoCloseable {
+public final class EventIngest implements EventSink, MeterBinder, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(EventIngest.class);
 
   private sealed interface Command {}
 
   /**
-   * @param rank the source's rank when the transport knows it authoritatively, else -1 (the batch's
-   *     rank is used)
+   * @param rank the source's rank when the transport knows it, else {@link Delivery#UNKNOWN_RANK}
+   *     (the batch's rank is used)
    * @param streamSeq the stream sequence, or -1 (for logs)
    */
   private record Message(WorkerId worker, int rank, long streamSeq, List<byte[]> frames)
@@ -50,8 +56,14 @@ public final class EventIngest implements EventSink, AutoCloseable {
 
   private record Stop() implements Command {}
 
+  /** A worker's last event lag, and its gauge once bound. */
+  private static final class Lag {
+    volatile double seconds;
+    volatile Gauge gauge;
+  }
+
   private final PrefixIndex index;
-  private final RouterMetrics metrics;
+  private final Clock clock;
   private final BlockingQueue<Command> queue;
   private final Thread thread;
   private final Map<WorkerId, AtomicLong> applied = new ConcurrentHashMap<>();
@@ -59,17 +71,25 @@ public final class EventIngest implements EventSink, AutoCloseable {
   private final AtomicLong decodeErrors = new AtomicLong();
   private final AtomicLong seeded = new AtomicLong();
   private final AtomicLong rejectedSnapshots = new AtomicLong();
-  private final AtomicLong lastAppliedNanos = new AtomicLong();
+  // Written by workers() (the caller's thread) and, for values, the writer thread.
+  private final Map<WorkerId, Lag> lags = new ConcurrentHashMap<>();
+  private volatile MeterRegistry registry;
   private Set<WorkerId> known = new HashSet<>();
   private volatile boolean closed;
 
   /**
-   * @param metrics where to report event lag, or null
    * @param capacity queued messages before transports block (their own buffers then fill)
    */
-  public EventIngest(PrefixIndex index, RouterMetrics metrics, int capacity) {
+  public EventIngest(PrefixIndex index, int capacity) {
+    this(index, capacity, Clock.systemUTC());
+  }
+
+  /**
+   * @param clock the wall clock engine timestamps are compared with (event lag)
+   */
+  public EventIngest(PrefixIndex index, int capacity, Clock clock) {
     this.index = index;
-    this.metrics = metrics;
+    this.clock = clock;
     this.queue = new ArrayBlockingQueue<>(capacity);
     this.thread = new Thread(this::run, "infera-kv-writer");
     this.thread.setDaemon(true);
@@ -80,37 +100,29 @@ public final class EventIngest implements EventSink, AutoCloseable {
     return this;
   }
 
-  @Override
-  public void accept(WorkerId worker, List<byte[]> frames) {
-    if (closed) {
-      return;
-    }
-    enqueue(new Message(worker, -1, -1, frames));
-  }
-
-  /** Queues a stream message whose source rank is {@code rank}, whatever the batch says. */
-  @Override
-  public void acceptStreamed(WorkerId worker, int rank, long streamSeq, List<byte[]> frames) {
-    if (rank < 0) {
-      throw new IllegalArgumentException("rank must be >= 0, got " + rank);
-    }
-    if (closed) {
-      return;
-    }
-    enqueue(new Message(worker, rank, streamSeq, frames));
-  }
-
   /**
-   * Queues a seed: the writer replaces the source's view by {@code snapshot} ({@link
-   * PrefixIndex#seed}). Dropped (and counted) when the worker is unknown by then or the snapshot's
-   * block size is not the index's.
+   * Queues a delivery for the writer. Messages are applied to source (worker, rank) with the rank
+   * the transport knows (the socket's or the subject's), else the batch's own. A snapshot replaces
+   * the source's view ({@link PrefixIndex#seed}); it is dropped (and counted) when the worker is
+   * unknown by then or its block size is not the index's.
    */
   @Override
-  public void acceptSnapshot(WorkerId worker, int rank, ViewSnapshot snapshot) {
+  public void accept(Delivery d) {
     if (closed) {
       return;
     }
-    enqueue(new Seed(worker, rank, snapshot));
+    Command c;
+    if (d instanceof Delivery.Live l) {
+      c = new Message(l.worker(), l.socketRank(), -1, l.frames());
+    } else if (d instanceof Delivery.Replayed r) {
+      c = new Message(r.worker(), r.socketRank(), -1, r.frames());
+    } else if (d instanceof Delivery.Streamed s) {
+      c = new Message(s.worker(), s.rank(), s.streamSeq(), s.frames());
+    } else {
+      Delivery.Snapshot s = (Delivery.Snapshot) d;
+      c = new Seed(s.worker(), s.rank(), s.snapshot());
+    }
+    enqueue(c);
   }
 
   /**
@@ -118,7 +130,50 @@ public final class EventIngest implements EventSink, AutoCloseable {
    * (in order with the messages already queued).
    */
   public void workers(Set<WorkerId> current, Set<WorkerId> removed) {
+    for (WorkerId w : removed) {
+      Lag l = lags.remove(w);
+      MeterRegistry r = registry;
+      if (l != null && l.gauge != null && r != null) {
+        r.remove(l.gauge);
+      }
+    }
+    for (WorkerId w : current) {
+      if (!removed.contains(w) && !lags.containsKey(w)) {
+        Lag l = new Lag();
+        lags.put(w, l);
+        bindLag(w, l);
+      }
+    }
     enqueue(new Workers(Set.copyOf(current), Set.copyOf(removed)));
+  }
+
+  /** Binds {@code infera.kv.event.lag} of every worker known now and later. */
+  @Override
+  public synchronized void bindTo(MeterRegistry registry) {
+    this.registry = registry;
+    lags.forEach(this::bindLag);
+  }
+
+  private synchronized void bindLag(WorkerId worker, Lag lag) {
+    MeterRegistry r = registry;
+    if (r == null || lag.gauge != null) {
+      return;
+    }
+    lag.gauge =
+        Gauge.builder("infera.kv.event.lag", lag, l -> l.seconds)
+            .description("seconds between an engine's batch timestamp and its application")
+            .baseUnit("seconds")
+            .tag("worker", worker.value())
+            .register(r);
+  }
+
+  /**
+   * The last event lag of a known worker: seconds from a batch's engine timestamp to its
+   * application (0 before the first timestamped batch); null for a worker discovery does not know.
+   */
+  public Double eventLagSeconds(WorkerId worker) {
+    Lag l = lags.get(worker);
+    return l == null ? null : l.seconds;
   }
 
   /** Completes when everything queued before this call has been applied (tests, shutdown). */
@@ -220,7 +275,6 @@ public final class EventIngest implements EventSink, AutoCloseable {
     }
     index.seed(new SourceId(s.worker(), s.rank()), s.snapshot());
     seeded.incrementAndGet();
-    lastAppliedNanos.set(System.nanoTime());
     log.info(
         "kv seed worker={} rank={} pairs={} engine_seq={} stream_seq={}",
         s.worker(),
@@ -266,9 +320,9 @@ public final class EventIngest implements EventSink, AutoCloseable {
     }
     index.apply(m.worker(), msg.seq(), batch);
     applied.computeIfAbsent(m.worker(), w -> new AtomicLong()).incrementAndGet();
-    lastAppliedNanos.set(System.nanoTime());
-    if (metrics != null && batch.ts() > 0) {
-      metrics.eventLag(m.worker(), Math.max(0, System.currentTimeMillis() / 1000.0 - batch.ts()));
+    Lag lag = lags.get(m.worker());
+    if (lag != null && batch.ts() > 0) {
+      lag.seconds = Math.max(0, clock.millis() / 1000.0 - batch.ts());
     }
   }
 

@@ -1,12 +1,17 @@
 package io.infera.router.events;
 
 import io.infera.router.discovery.WorkerInfo;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 
-/** Brings KV events from engines to an {@link EventSink}. */
-public interface EventTransport extends AutoCloseable {
+/**
+ * Brings KV events from engines to an {@link EventSink}, and reports on itself: its status and
+ * readiness reason ({@link #status()}) and its own meters ({@link #bindTo}).
+ */
+public interface EventTransport extends MeterBinder, AutoCloseable {
 
-  /** Starts delivering to {@code sink}. */
+  /** Starts delivering to {@code sink}. Once. */
   void start(EventSink sink);
 
   /**
@@ -23,6 +28,16 @@ public interface EventTransport extends AutoCloseable {
 
   /** Transport name for logs and status ({@code zmq}, {@code inproc}, {@code nats}). */
   String name();
+
+  /** The transport's status now. Any thread; never blocks. */
+  TransportStatus status();
+
+  /**
+   * Registers the transport's meters ({@code infera.zmq.*}, {@code infera.nats.*}); none by
+   * default. Call once, before or after {@link #start}.
+   */
+  @Override
+  default void bindTo(MeterRegistry registry) {}
 
   @Override
   void close();

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * worker is charged the pick's missed blocks, or 1.0 when the request has no full block — without
  * it, turn-by-turn traffic (in-flight load 0 at every pick) would pin to one worker.
  *
- * <p>With {@link Sharing} attached (router replicas sharing load, see {@link SharedLoad}) a pick
+ * <p>With {@link Sharing} attached (router replicas sharing load, see {@link PeerLoadTable}) a pick
  * sees the other replicas' in-flight load added to ours, and every booking and release is
  * announced; other replicas' picks may also be counted here ({@link #remotePick}). Without it the
  * tracker does exactly what it did before: no extra counter, no notification.

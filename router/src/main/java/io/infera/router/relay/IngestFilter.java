@@ -1,6 +1,7 @@
 package io.infera.router.relay;
 
 import io.infera.router.kv.KvEventMessage;
+import io.infera.router.nats.RelayProtocol;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.infera.router.relay;
 
-import io.infera.router.events.JetStreamSetup;
+import io.infera.router.events.Backoff;
+import io.infera.router.nats.JetStreamSetup;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
@@ -30,7 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -54,6 +54,7 @@ final class NatsStreamClient implements StreamClient {
   private static final int NO_MESSAGE = 10037;
 
   private final RelayOptions options;
+  private final Backoff backoff;
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicBoolean reconnecting = new AtomicBoolean();
   private volatile boolean closing;
@@ -64,11 +65,11 @@ final class NatsStreamClient implements StreamClient {
 
   NatsStreamClient(RelayOptions options) {
     this.options = options;
+    this.backoff = new Backoff(options.reconnectWait(), options.reconnectWaitMax());
   }
 
   @Override
   public boolean connect(BooleanSupplier stillWanted) throws InterruptedException {
-    long wait = options.reconnectWait().toMillis();
     int attempts = 0;
     while (stillWanted.getAsBoolean() && !closing) {
       try {
@@ -89,8 +90,7 @@ final class NatsStreamClient implements StreamClient {
         } else {
           log.debug("relay nats connect failed attempts={} error={}", attempts, e.toString());
         }
-        Thread.sleep(wait + ThreadLocalRandom.current().nextLong(wait / 4 + 1));
-        wait = Math.min(wait * 2, options.reconnectWaitMax().toMillis());
+        Thread.sleep(backoff.delayMillis(attempts));
       }
     }
     return false;
@@ -145,11 +145,10 @@ final class NatsStreamClient implements StreamClient {
     Thread t =
         new Thread(
             () -> {
-              long wait = options.reconnectWait().toMillis();
               int attempts = 0;
               try {
                 while (!closing) {
-                  Thread.sleep(wait + ThreadLocalRandom.current().nextLong(wait / 4 + 1));
+                  Thread.sleep(backoff.delayMillis(attempts + 1));
                   attempts++;
                   try {
                     open();
@@ -162,7 +161,6 @@ final class NatsStreamClient implements StreamClient {
                   } catch (IOException e) {
                     log.debug(
                         "relay nats reconnect failed attempts={} error={}", attempts, e.toString());
-                    wait = Math.min(wait * 2, options.reconnectWaitMax().toMillis());
                   }
                 }
               } catch (InterruptedException e) {

@@ -2,9 +2,13 @@ package io.infera.router.relay;
 
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.Backoff;
+import io.infera.router.events.Delivery;
 import io.infera.router.events.EventSink;
-import io.infera.router.events.ZmqTransport;
-import io.infera.router.kv.WorkerId;
+import io.infera.router.events.zmq.ZmqSettings;
+import io.infera.router.events.zmq.ZmqSourceStatus;
+import io.infera.router.events.zmq.ZmqTransport;
+import io.infera.router.nats.RelayProtocol;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code infera-router relay}: moves one engine's KV events from its ZMQ sockets to NATS JetStream,
- * keeps the worker's view and writes its snapshots (DESIGN.md §5, {@link RelayProtocol}).
+ * keeps the worker's view and writes its snapshots (docs/contracts.md, "NATS event plane"; {@link
+ * RelayProtocol}).
  *
  * <p>Lifecycle: {@link #start()} returns at once; the publishing thread connects to NATS (retrying
  * forever), creates the stream and bucket when missing, rebuilds the view from the bucket and the
@@ -40,7 +45,7 @@ public final class Relay implements AutoCloseable {
 
   private final RelayOptions options;
   private final StreamClient client;
-  private final ZmqTransport.Settings zmqSettings;
+  private final ZmqSettings zmqSettings;
   private final RelayCounters counters = new RelayCounters();
   private final LinkedBlockingQueue<RelayBatch> queue;
   private final WorkerView view;
@@ -57,10 +62,10 @@ public final class Relay implements AutoCloseable {
 
   /** A relay publishing through a real NATS connection. */
   public Relay(RelayOptions options) {
-    this(options, new NatsStreamClient(options), ZmqTransport.Settings.defaults());
+    this(options, new NatsStreamClient(options), ZmqSettings.defaults());
   }
 
-  Relay(RelayOptions options, StreamClient client, ZmqTransport.Settings zmqSettings) {
+  Relay(RelayOptions options, StreamClient client, ZmqSettings zmqSettings) {
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.zmqSettings = Objects.requireNonNull(zmqSettings, "zmqSettings");
@@ -112,11 +117,11 @@ public final class Relay implements AutoCloseable {
   public RelayStats stats() {
     ZmqTransport t = transport;
     counters.natsReconnects.set(client.reconnects());
-    return counters.snapshot(loop.buffered(), t == null ? 0 : t.missedMessages());
+    return counters.snapshot(loop.buffered(), t == null ? 0 : t.counters().missedMessages());
   }
 
   /** The ZMQ transport's source status (empty before {@link #ready()}). */
-  public List<ZmqTransport.SourceStatus> zmqSources() {
+  public List<ZmqSourceStatus> zmqSources() {
     ZmqTransport t = transport;
     return t == null ? List.of() : t.sources();
   }
@@ -173,18 +178,19 @@ public final class Relay implements AutoCloseable {
         return;
       }
       Map<Integer, IngestFilter.Resume> resume = null;
-      long backoff = options.reconnectWait().toMillis();
+      Backoff backoff = new Backoff(options.reconnectWait(), options.reconnectWaitMax());
+      int failures = 0;
       while (!stopping && resume == null) {
         try {
           client.setup();
           resume = loop.recover();
         } catch (Exception e) {
+          long wait = backoff.delayMillis(++failures);
           log.warn(
               "relay start-up against jetstream failed, retrying retry_ms={} error={}",
-              backoff,
+              wait,
               e.toString());
-          Thread.sleep(backoff);
-          backoff = Math.min(backoff * 2, options.reconnectWaitMax().toMillis());
+          Thread.sleep(wait);
         }
       }
       if (stopping) {
@@ -277,23 +283,17 @@ public final class Relay implements AutoCloseable {
   /** Receives from the ZMQ transport, on its poller thread. */
   private final class Sink implements EventSink {
     @Override
-    public void accept(WorkerId worker, List<byte[]> frames) {
-      ingest(0, frames, false);
+    public void accept(Delivery d) {
+      if (d instanceof Delivery.Live l) {
+        ingest(rankOf(l.socketRank()), l.frames(), false);
+      } else if (d instanceof Delivery.Replayed r) {
+        ingest(rankOf(r.socketRank()), r.frames(), true);
+      }
+      // The ZMQ transport delivers nothing else.
     }
 
-    @Override
-    public void acceptReplayed(WorkerId worker, List<byte[]> frames) {
-      ingest(0, frames, true);
-    }
-
-    @Override
-    public void accept(WorkerId worker, int socketRank, List<byte[]> frames) {
-      ingest(socketRank, frames, false);
-    }
-
-    @Override
-    public void acceptReplayed(WorkerId worker, int socketRank, List<byte[]> frames) {
-      ingest(socketRank, frames, true);
+    private int rankOf(int socketRank) {
+      return socketRank == Delivery.UNKNOWN_RANK ? 0 : socketRank;
     }
   }
 

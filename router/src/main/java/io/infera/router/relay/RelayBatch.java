@@ -1,6 +1,7 @@
 package io.infera.router.relay;
 
 import io.infera.router.kv.KvEventMessage;
+import io.infera.router.nats.RelayProtocol;
 
 /**
  * One engine batch on its way to the stream.

@@ -2,7 +2,7 @@ package io.infera.router.relay;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.zmq.ZmqSourceStatus;
 import io.infera.router.json.Json;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -107,7 +107,7 @@ public final class RelayHttp implements AutoCloseable {
     gauge(registry, "in.flight", "batches published and not yet acknowledged", s.inFlight());
     gauge(registry, "ready", "1 once recovered and subscribed", relay.ready() ? 1 : 0);
     gauge(registry, "nats.connected", "1 while connected to NATS", relay.natsConnected() ? 1 : 0);
-    for (ZmqTransport.SourceStatus src : relay.zmqSources()) {
+    for (ZmqSourceStatus src : relay.zmqSources()) {
       long seq = Math.max(-1, src.lastSeq());
       Gauge.builder("infera.relay.engine.seq", () -> seq)
           .description("last engine sequence seen per rank")

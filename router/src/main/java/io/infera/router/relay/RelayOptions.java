@@ -1,9 +1,11 @@
 package io.infera.router.relay;
 
-import io.infera.router.events.EventSubjects;
-import io.infera.router.events.JetStreamSetup;
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.zmq.ZmqEndpoints;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
+import io.infera.router.nats.NatsKeys;
+import io.infera.router.nats.RelayProtocol;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -159,7 +161,7 @@ public record RelayOptions(
 
   /** The snapshot key of rank {@code rank}. */
   public String snapshotKey(int rank) {
-    return EventSubjects.snapshotKey(workerId, rank);
+    return NatsKeys.snapshotKey(workerId, rank);
   }
 
   private static String endpoint(String key, String value, boolean required, int dpSize) {
@@ -176,7 +178,7 @@ public record RelayOptions(
     }
     if (dpSize > 1) {
       try {
-        ZmqTransport.offsetEndpointPort(v, dpSize - 1);
+        ZmqEndpoints.offsetEndpointPort(v, dpSize - 1);
       } catch (IllegalArgumentException e) {
         throw new InvalidOption(key, e.getMessage() + " (needed for --dp-size " + dpSize + ")");
       }

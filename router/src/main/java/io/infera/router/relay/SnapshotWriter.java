@@ -1,5 +1,6 @@
 package io.infera.router.relay;
 
+import io.infera.router.events.Backoff;
 import io.infera.router.kv.ViewSnapshot;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -122,7 +123,9 @@ final class SnapshotWriter implements AutoCloseable {
   }
 
   private void run() {
-    long backoffMillis = options.reconnectWait().toMillis();
+    Backoff backoff = new Backoff(options.reconnectWait(), options.reconnectWaitMax());
+    // Failed writes (an error, or not connected) since the last success: the back-off attempt.
+    int attempts = 0;
     int failuresInRow = 0;
     while (true) {
       int rank;
@@ -153,7 +156,7 @@ final class SnapshotWriter implements AutoCloseable {
           long revision = client.putSnapshot(options.snapshotKey(rank), bytes);
           ok = true;
           failuresInRow = 0;
-          backoffMillis = options.reconnectWait().toMillis();
+          attempts = 0;
           long n = counters.snapshotsWritten.incrementAndGet();
           if (n == 1) {
             log.info(
@@ -205,11 +208,10 @@ final class SnapshotWriter implements AutoCloseable {
         lock.notifyAll();
         if (!ok && !closed) {
           try {
-            lock.wait(backoffMillis);
+            lock.wait(backoff.delayMillis(++attempts));
           } catch (InterruptedException e) {
             return;
           }
-          backoffMillis = Math.min(backoffMillis * 2, options.reconnectWaitMax().toMillis());
         }
       }
     }

@@ -5,10 +5,10 @@ import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.KubernetesDiscovery;
 import io.infera.router.discovery.StaticDiscovery;
 import io.infera.router.events.EventTransport;
-import io.infera.router.events.InprocBus;
-import io.infera.router.events.InprocTransport;
-import io.infera.router.events.NatsTransport;
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.inproc.InprocBus;
+import io.infera.router.events.inproc.InprocTransport;
+import io.infera.router.events.nats.NatsTransport;
+import io.infera.router.events.zmq.ZmqTransport;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.TokenizerException;
 

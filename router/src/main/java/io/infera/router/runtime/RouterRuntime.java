@@ -1,19 +1,17 @@
 package io.infera.router.runtime;
 
-import io.infera.router.admin.RouterMetrics;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.HealthChecker;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
-import io.infera.router.events.EventSubjects;
 import io.infera.router.events.EventTransport;
-import io.infera.router.events.NatsTransport;
+import io.infera.router.events.nats.SharedLoad;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.LoadTracker;
-import io.infera.router.policy.SharedLoad;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
@@ -58,7 +56,6 @@ public final class RouterRuntime implements AutoCloseable {
   private final RouterConfig config;
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final RouterMetrics metrics = new RouterMetrics(registry);
   private final RoutingMetrics routingMetrics = new RoutingMetrics();
   private final WorkerMeters workerMeters;
   private final PromptTokenizer tokenizer;
@@ -86,7 +83,8 @@ public final class RouterRuntime implements AutoCloseable {
     new IndexMeters(index).bindTo(registry);
     routingMetrics.bindTo(registry);
     this.workerMeters = new WorkerMeters(registry, index, load);
-    this.ingest = new EventIngest(index, metrics, 100_000).start();
+    this.ingest = new EventIngest(index, 100_000).start();
+    this.ingest.bindTo(registry);
     this.approx = new ApproxPrefixIndex(120_000, 200_000, System::currentTimeMillis);
     RouterConfig.Limits lim = config.limits();
     this.fleet =
@@ -107,16 +105,12 @@ public final class RouterRuntime implements AutoCloseable {
                 SharedLoad.Settings.defaults())
             : null;
     if (sharedLoad != null) {
-      metrics.bindSharedLoad(sharedLoad);
+      sharedLoad.bindTo(registry);
       router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
     }
     this.analyzer = new RequestAnalyzer(config, tokenizer, routingMetrics);
     this.transport = parts.transport(config);
-    if (transport instanceof io.infera.router.events.ZmqTransport z) {
-      metrics.bindZmq(z);
-    } else if (transport instanceof NatsTransport n) {
-      metrics.bindNats(n);
-    }
+    this.transport.bindTo(registry);
     this.transport.start(ingest);
     this.discovery = parts.discovery(config);
     this.discovery.start(this::onWorkers);
@@ -147,12 +141,10 @@ public final class RouterRuntime implements AutoCloseable {
       load.forget(gone);
       approx.forget(gone);
       workerMeters.unbind(gone);
-      metrics.forgetEventLag(gone);
     }
     for (WorkerInfo w : change.added()) {
       Fleet.Member m = fleet.member(w.id());
-      workerMeters.bind(
-          w.id(), m.breaker(), () -> ingest.applied(w.id()), metrics.eventLagCell(w.id()));
+      workerMeters.bind(w.id(), m.breaker(), () -> ingest.applied(w.id()));
     }
     if (!change.added().isEmpty() || !change.removed().isEmpty()) {
       log.info(
@@ -178,7 +170,7 @@ public final class RouterRuntime implements AutoCloseable {
       eventsWarm = transport.warm();
     }
     if (!eventsWarm) {
-      String why = transport instanceof NatsTransport n ? n.notWarmReason() : null;
+      String why = transport.status().notReadyReason();
       reasons.add(
           "KV events ("
               + transport.name()
@@ -198,11 +190,6 @@ public final class RouterRuntime implements AutoCloseable {
 
   public RouterConfig config() {
     return config;
-  }
-
-  /** The event plane's meters and per-worker event lag. */
-  public RouterMetrics metrics() {
-    return metrics;
   }
 
   /** The registry every component's meters are bound to. */

@@ -17,9 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * Per-worker gauges and counters (load, indexed blocks, breaker, KV events applied / dropped /
- * lag), registered when discovery adds a worker and removed when it goes, so a departed worker's
- * series disappear. Thread-safe.
+ * Per-worker gauges and counters (load, indexed blocks, breaker, KV events applied / dropped; the
+ * event lag is the ingest's own), registered when discovery adds a worker and removed when it goes,
+ * so a departed worker's series disappear. Thread-safe.
  */
 final class WorkerMeters {
 
@@ -40,13 +40,11 @@ final class WorkerMeters {
    * Registers {@code worker}'s meters (replacing any it had).
    *
    * @param appliedBatches KV-event batches applied from it so far
-   * @param eventLag a one-element cell holding its last event lag in seconds
    */
-  void bind(
-      WorkerId worker, CircuitBreaker breaker, Supplier<Long> appliedBatches, double[] eventLag) {
+  void bind(WorkerId worker, CircuitBreaker breaker, Supplier<Long> appliedBatches) {
     List<Meter> list = new ArrayList<>();
     Tags tags = Tags.of("worker", worker.value());
-    states.put(worker, List.of(appliedBatches, eventLag));
+    states.put(worker, appliedBatches);
     list.add(
         Gauge.builder("infera.worker.active.blocks", load, l -> l.load(worker).activeBlocks())
             .tags(tags)
@@ -80,12 +78,6 @@ final class WorkerMeters {
               .tag("reason", r.label())
               .register(registry));
     }
-    list.add(
-        Gauge.builder("infera.kv.event.lag", eventLag, l -> l[0])
-            .description("seconds between an engine's batch timestamp and its application")
-            .baseUnit("seconds")
-            .tags(tags)
-            .register(registry));
     List<Meter> old = meters.put(worker, list);
     if (old != null) {
       old.forEach(registry::remove);

@@ -28,13 +28,11 @@ class LayeringTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled("TEMPORARY: enabled when the event-plane refactor is merged")
   void packagesHaveNoCycles() {
     slices().matching("io.infera.router.(*)..").should().beFreeOfCycles().check(classes);
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled("TEMPORARY: enabled when the event-plane refactor is merged")
   void theKvCoreAndThePoliciesArePlainJava() {
     noClasses()
         .that()
@@ -79,11 +77,11 @@ class LayeringTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled("TEMPORARY: enabled when the event-plane refactor is merged")
-  void onlyTransportsAndTheRelayTalkNatsOrZmq() {
+  void onlyTransportsTheRelayAndTheNatsContractTalkNatsOrZmq() {
     noClasses()
         .that()
-        .resideOutsideOfPackages("io.infera.router.events..", "io.infera.router.relay..")
+        .resideOutsideOfPackages(
+            "io.infera.router.events..", "io.infera.router.relay..", "io.infera.router.nats..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.nats..", "org.zeromq..", "zmq..")

@@ -40,7 +40,7 @@ import org.zeromq.ZMQException;
  */
 public final class FakeVllmPublisher implements AutoCloseable {
 
-  /** The topic frame sent by default (DESIGN.md §4). */
+  /** The topic frame sent by default (docs/contracts.md, "KV-event wire formats"). */
   public static final String DEFAULT_TOPIC = "kv-events";
 
   /** vLLM's default {@code buffer_steps}: batches kept for replay. */

@@ -12,6 +12,7 @@ import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.NatsHeaders;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,10 +96,10 @@ final class EngineScript {
     }
     long w = snapshot == null ? 0 : snapshot.streamSeq();
     for (Stored m : subjectMessages) {
-      if (m.streamSeq() <= w || m.headers().containsKey(RelayProtocol.HEADER_RESYNC)) {
+      if (m.streamSeq() <= w || m.headers().containsKey(NatsHeaders.RESYNC)) {
         continue;
       }
-      apply(index, worker, rank, PublishLoop.engineSeq(toClient(m)), m.payload());
+      apply(index, worker, rank, RelayMessages.engineSeq(toClient(m)), m.payload());
     }
     return index;
   }

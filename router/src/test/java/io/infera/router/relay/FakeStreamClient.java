@@ -1,5 +1,6 @@
 package io.infera.router.relay;
 
+import io.infera.router.nats.NatsHeaders;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +22,7 @@ final class FakeStreamClient implements StreamClient {
 
   record Msg(long seq, String subject, Map<String, String> headers, byte[] payload, String id) {
     boolean marker() {
-      return headers.containsKey(RelayProtocol.HEADER_RESYNC);
+      return headers.containsKey(NatsHeaders.RESYNC);
     }
   }
 

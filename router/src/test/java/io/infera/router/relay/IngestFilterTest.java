@@ -3,6 +3,7 @@ package io.infera.router.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.infera.router.kv.KvEventMessage;
+import io.infera.router.nats.RelayProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

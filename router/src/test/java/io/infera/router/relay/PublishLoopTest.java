@@ -2,17 +2,20 @@ package io.infera.router.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infera.router.events.EventSubjects;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.NatsHeaders;
+import io.infera.router.nats.RelayProtocol;
 import io.infera.router.relay.FakeStreamClient.Msg;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +51,9 @@ class PublishLoopTest {
     }
   }
 
+  // Added to the loop's clock: lets a test move past timeouts without sleeping.
+  private final AtomicLong skew = new AtomicLong();
+
   private RelayOptions.Builder opts() {
     return RelayOptions.builder("tcp://127.0.0.1:1", "nats://127.0.0.1:1", W)
         .blockSize(BS)
@@ -69,7 +75,9 @@ class PublishLoopTest {
     view = new WorkerView(W, BS, counters);
     snapshots = new SnapshotWriter(fake, o, counters);
     snapshots.start();
-    loop = new PublishLoop(o, fake, view, snapshots, counters, queue, "run");
+    loop =
+        new PublishLoop(
+            o, fake, view, snapshots, counters, queue, "run", () -> System.nanoTime() + skew.get());
     resume = loop.recover();
     filter = new IngestFilter(o.dpSize(), resume, counters);
   }
@@ -102,7 +110,7 @@ class PublishLoopTest {
   private List<Long> engineSeqs() {
     return fake.messages(subject()).stream()
         .filter(m -> !m.marker())
-        .map(m -> Long.parseLong(m.headers().get(EventSubjects.HEADER_ENGINE_SEQ)))
+        .map(m -> Long.parseLong(m.headers().get(NatsHeaders.ENGINE_SEQ)))
         .toList();
   }
 
@@ -150,8 +158,8 @@ class PublishLoopTest {
       Msg m = msgs.get(i);
       assertThat(m.payload()).isEqualTo(engine.payload(i, 0));
       assertThat(m.headers())
-          .containsEntry(EventSubjects.HEADER_ENGINE, "vllm")
-          .containsEntry(EventSubjects.HEADER_BLOCK_SIZE, "4");
+          .containsEntry(NatsHeaders.ENGINE, "vllm")
+          .containsEntry(NatsHeaders.BLOCK_SIZE, "4");
       assertThat(m.id()).startsWith(EventSubjects.token(W) + ".0." + i + ".");
     }
     assertThat(counters.acked.get()).isEqualTo(40);
@@ -188,7 +196,7 @@ class PublishLoopTest {
     assertThat(fake.heldCount()).isEqualTo(5);
     fake.storeHeldLosingAcks();
     fake.hold(false);
-    Thread.sleep(150); // past the publish timeout
+    skew.addAndGet(TimeUnit.MILLISECONDS.toNanos(150)); // past the publish timeout
     engine(8, 10);
     runUntilIdle();
 
@@ -220,8 +228,8 @@ class PublishLoopTest {
     Msg marker = msgs.get(5);
     assertThat(marker.marker()).isTrue();
     assertThat(marker.headers())
-        .containsEntry(RelayProtocol.HEADER_RESYNC, RelayProtocol.REASON_REORDER)
-        .doesNotContainKey(EventSubjects.HEADER_ENGINE_SEQ);
+        .containsEntry(NatsHeaders.RESYNC, RelayProtocol.REASON_REORDER)
+        .doesNotContainKey(NatsHeaders.ENGINE_SEQ);
     assertThat(marker.payload()).isEmpty();
     assertThat(counters.folded.get()).isEqualTo(1);
     assertThat(counters.resyncs.get()).isEqualTo(1);
@@ -251,7 +259,7 @@ class PublishLoopTest {
     assertThat(engineSeqs()).containsExactly(0L, 1L, 2L, 3L, 30L, 31L, 32L, 33L, 34L);
     assertThat(msgs.get(4).marker()).isTrue();
     assertThat(msgs.get(4).headers())
-        .containsEntry(RelayProtocol.HEADER_RESYNC, RelayProtocol.REASON_OVERFLOW);
+        .containsEntry(NatsHeaders.RESYNC, RelayProtocol.REASON_OVERFLOW);
     assertThat(counters.resyncs.get()).isEqualTo(1);
     assertViewsAgree(35);
   }
@@ -325,7 +333,7 @@ class PublishLoopTest {
             .filter(m -> m.seq() == snap.streamSeq())
             .findFirst()
             .orElseThrow();
-    assertThat(Long.parseLong(included.headers().get(EventSubjects.HEADER_ENGINE_SEQ)))
+    assertThat(Long.parseLong(included.headers().get(NatsHeaders.ENGINE_SEQ)))
         .isEqualTo(snap.engineSeq());
     assertThat(counters.snapshotsWritten.get()).isGreaterThanOrEqualTo(2);
     assertViewsAgree(23);

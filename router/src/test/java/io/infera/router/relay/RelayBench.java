@@ -3,10 +3,11 @@ package io.infera.router.relay;
 import io.infera.router.config.Role;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.Delivery;
 import io.infera.router.events.EventSink;
-import io.infera.router.events.EventSubjects;
 import io.infera.router.events.FakeVllmPublisher;
-import io.infera.router.events.NatsTransport;
+import io.infera.router.events.nats.NatsSettings;
+import io.infera.router.events.nats.NatsTransport;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.KvEvent.BlockRemoved;
@@ -14,6 +15,7 @@ import io.infera.router.kv.KvEvent.BlockStored;
 import io.infera.router.kv.KvEventDecoder;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
 import io.infera.router.testing.NatsServer;
 import java.io.File;
 import java.nio.ByteBuffer;
@@ -94,34 +96,29 @@ public final class RelayBench {
       // prefix index on the transport's thread (the router's EventIngest adds one queue hop).
       PrefixIndex index = new PrefixIndex(BLOCK_SIZE);
       EventSink sink =
-          new EventSink() {
-            @Override
-            public void accept(WorkerId worker, List<byte[]> frames) {
+          d -> {
+            if (!(d instanceof Delivery.Streamed m)) {
               throw new IllegalStateException("streamed messages only");
             }
-
-            @Override
-            public void acceptStreamed(
-                WorkerId worker, int rank, long streamSeq, List<byte[]> frames) {
-              if (frames.size() != 3) {
-                markers.incrementAndGet();
-                return;
-              }
-              long seq = ByteBuffer.wrap(frames.get(1)).getLong();
-              try {
-                index.apply(worker, seq, KvEventDecoder.decode(frames.get(2)));
-              } catch (EventDecodeException e) {
-                throw new IllegalStateException(e);
-              }
-              long now = System.nanoTime();
-              if (seq <= lastSeq.getAndSet(seq)) {
-                outOfOrder.incrementAndGet();
-              }
-              if (seq <= total) {
-                receivedAt.compareAndSet((int) seq, 0, now);
-              }
-              received.incrementAndGet();
+            List<byte[]> frames = m.frames();
+            if (frames.size() != 3) {
+              markers.incrementAndGet();
+              return;
             }
+            long seq = ByteBuffer.wrap(frames.get(1)).getLong();
+            try {
+              index.apply(m.worker(), seq, KvEventDecoder.decode(frames.get(2)));
+            } catch (EventDecodeException e) {
+              throw new IllegalStateException(e);
+            }
+            long now = System.nanoTime();
+            if (seq <= lastSeq.getAndSet(seq)) {
+              outOfOrder.incrementAndGet();
+            }
+            if (seq <= total) {
+              receivedAt.compareAndSet((int) seq, 0, now);
+            }
+            received.incrementAndGet();
           };
       RouterConfig.Nats natsConfig =
           new RouterConfig.Nats(
@@ -131,7 +128,7 @@ public final class RelayBench {
               EventSubjects.DEFAULT_BUCKET,
               false);
       try (NatsTransport router =
-          new NatsTransport(natsConfig, BLOCK_SIZE, NatsTransport.Settings.defaults())) {
+          new NatsTransport(natsConfig, BLOCK_SIZE, NatsSettings.defaults())) {
         router.workersChanged(
             List.of(
                 new WorkerInfo(

@@ -3,7 +3,7 @@ package io.infera.router.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.zmq.ZmqSettings;
 import io.infera.router.json.Json;
 import io.infera.router.kv.WorkerId;
 import java.net.URI;
@@ -45,7 +45,7 @@ class RelayHttpTest {
     RelayOptions o =
         RelayOptions.builder("tcp://127.0.0.1:1", "nats://127.0.0.1:1", WorkerId.of("pod-7"))
             .build();
-    relay = new Relay(o, new FakeStreamClient(), ZmqTransport.Settings.defaults());
+    relay = new Relay(o, new FakeStreamClient(), ZmqSettings.defaults());
     http = RelayHttp.start(relay, "127.0.0.1", 0);
 
     HttpResponse<String> before = get("/health");

@@ -3,13 +3,15 @@ package io.infera.router.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.infera.router.events.EventSubjects;
 import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.NatsHeaders;
+import io.infera.router.nats.RelayProtocol;
 import io.infera.router.relay.StreamClient.Stored;
 import io.infera.router.testing.NatsServer;
 import java.nio.file.Path;
@@ -120,7 +122,7 @@ class RelayIT {
   }
 
   private static List<Long> engineSeqs(List<Stored> msgs) {
-    return msgs.stream().map(PublishLoop::engineSeq).toList();
+    return msgs.stream().map(RelayMessages::engineSeq).toList();
   }
 
   private static List<Long> range(long n) {
@@ -128,7 +130,7 @@ class RelayIT {
   }
 
   private static long markers(List<Stored> msgs) {
-    return msgs.stream().filter(m -> m.headers().containsKey(RelayProtocol.HEADER_RESYNC)).count();
+    return msgs.stream().filter(m -> m.headers().containsKey(NatsHeaders.RESYNC)).count();
   }
 
   private static List<EngineScript.Stored> asTest(List<Stored> msgs) {
@@ -182,12 +184,12 @@ class RelayIT {
       List<Stored> sequenced = r == 0 ? msgs.subList(0, msgs.size() - 1) : msgs;
       assertThat(engineSeqs(sequenced)).containsExactlyElementsOf(range(120));
       for (Stored m : sequenced) {
-        long seq = PublishLoop.engineSeq(m);
+        long seq = RelayMessages.engineSeq(m);
         assertThat(m.payload()).isEqualTo(engine.payload(seq, r));
         assertThat(m.headers())
-            .containsEntry(EventSubjects.HEADER_ENGINE_SEQ, Long.toString(seq))
-            .containsEntry(EventSubjects.HEADER_ENGINE, "vllm")
-            .containsEntry(EventSubjects.HEADER_BLOCK_SIZE, "4");
+            .containsEntry(NatsHeaders.ENGINE_SEQ, Long.toString(seq))
+            .containsEntry(NatsHeaders.ENGINE, "vllm")
+            .containsEntry(NatsHeaders.BLOCK_SIZE, "4");
       }
       for (int i = 1; i < msgs.size(); i++) {
         assertThat(msgs.get(i).streamSeq()).isGreaterThan(msgs.get(i - 1).streamSeq());
@@ -195,9 +197,9 @@ class RelayIT {
     }
     Stored unsequenced = subject(o, 0).get(120);
     assertThat(unsequenced.headers())
-        .doesNotContainKey(EventSubjects.HEADER_ENGINE_SEQ)
-        .containsEntry(EventSubjects.HEADER_ENGINE, "vllm");
-    assertThat(PublishLoop.engineSeq(unsequenced)).isEqualTo(KvEventMessage.NO_SEQ);
+        .doesNotContainKey(NatsHeaders.ENGINE_SEQ)
+        .containsEntry(NatsHeaders.ENGINE, "vllm");
+    assertThat(RelayMessages.engineSeq(unsequenced)).isEqualTo(KvEventMessage.NO_SEQ);
     assertThat(relay.stats().replayed()).isGreaterThanOrEqualTo(40);
     assertThat(relay.stats().resyncs()).isZero();
   }
@@ -223,7 +225,7 @@ class RelayIT {
     List<Stored> msgs = subject(o, 0);
     Stored included =
         msgs.stream().filter(m -> m.streamSeq() == mid.streamSeq()).findFirst().orElseThrow();
-    assertThat(PublishLoop.engineSeq(included)).isEqualTo(mid.engineSeq());
+    assertThat(RelayMessages.engineSeq(included)).isEqualTo(mid.engineSeq());
     assertRouterSeesTheTruth(o, 150);
     // And applying everything from the start gives the same.
     PrefixIndex all = EngineScript.replay(W, 0, null, asTest(msgs), BS);
@@ -419,11 +421,10 @@ class RelayIT {
     assertThat(markers(msgs)).isEqualTo(1);
     Stored marker =
         msgs.stream()
-            .filter(m -> m.headers().containsKey(RelayProtocol.HEADER_RESYNC))
+            .filter(m -> m.headers().containsKey(NatsHeaders.RESYNC))
             .findFirst()
             .orElseThrow();
-    assertThat(marker.headers())
-        .containsEntry(RelayProtocol.HEADER_RESYNC, RelayProtocol.REASON_OVERFLOW);
+    assertThat(marker.headers()).containsEntry(NatsHeaders.RESYNC, RelayProtocol.REASON_OVERFLOW);
     assertThat(relay.stats().folded()).isGreaterThanOrEqualTo(50);
     assertThat(atMarker.streamSeq()).isLessThan(marker.streamSeq());
     assertRouterSeesTheTruth(o, 220);

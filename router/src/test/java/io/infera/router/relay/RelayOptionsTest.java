@@ -3,8 +3,8 @@ package io.infera.router.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.infera.router.events.EventSubjects;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;

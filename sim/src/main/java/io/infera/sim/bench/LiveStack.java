@@ -1,7 +1,7 @@
 package io.infera.sim.bench;
 
 import io.infera.router.config.PolicyConfig;
-import io.infera.router.events.ZmqTransport;
+import io.infera.router.events.zmq.ZmqTransport;
 import io.infera.sim.engine.EngineOptions;
 import io.infera.sim.engine.Flavor;
 import io.infera.sim.engine.SimEngine;

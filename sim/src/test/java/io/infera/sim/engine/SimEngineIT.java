@@ -475,10 +475,35 @@ class SimEngineIT {
       }
       assertThat(metrics)
           .contains("vllm:generation_tokens_total{model_name=\"" + MODEL + "\",engine=\"0\"} 4.0");
+      // Every engine metric the docs name is served.
+      List<String> documented = documentedEngineMetrics();
+      assertThat(documented).contains("vllm:num_requests_waiting", "sim_steps_total");
+      assertThat(documented.stream().filter(n -> !metrics.contains("# TYPE " + n + " ")).toList())
+          .as("engine metrics the docs name that /metrics does not serve")
+          .isEmpty();
     }
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /** The {@code vllm:*} and {@code sim_*} names README.md and docs/ mention in backticks. */
+  private static List<String> documentedEngineMetrics() throws Exception {
+    java.nio.file.Path root = java.nio.file.Path.of(System.getProperty("infera.repo"));
+    java.util.regex.Pattern name =
+        java.util.regex.Pattern.compile("`((?:vllm:|sim_)[a-z0-9_:]+)(?:\\{[^`]*\\})?`");
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    List<java.nio.file.Path> pages = new ArrayList<>(List.of(root.resolve("README.md")));
+    try (var s = java.nio.file.Files.list(root.resolve("docs"))) {
+      s.filter(f -> f.toString().endsWith(".md")).forEach(pages::add);
+    }
+    for (java.nio.file.Path page : pages) {
+      java.util.regex.Matcher m = name.matcher(java.nio.file.Files.readString(page));
+      while (m.find()) {
+        out.add(m.group(1));
+      }
+    }
+    return List.copyOf(out);
+  }
 
   private static List<Object> messages(String question) {
     List<Object> m = new ArrayList<>();

@@ -2,12 +2,13 @@ package io.infera.sim.eventplane;
 
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
-import io.infera.router.events.EventSubjects;
-import io.infera.router.events.JetStreamSetup;
-import io.infera.router.events.NatsTransport;
+import io.infera.router.events.nats.NatsSettings;
+import io.infera.router.events.nats.NatsTransport;
 import io.infera.router.json.Json;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
 import io.infera.router.relay.Relay;
 import io.infera.router.relay.RelayOptions;
 import io.infera.router.testing.NatsServer;
@@ -203,9 +204,9 @@ final class EventPlane implements AutoCloseable {
   }
 
   /** The production defaults with quicker reconnects, and the spec's stream limits. */
-  static NatsTransport.Settings natsSettings(JetStreamSetup.Limits limits) {
-    NatsTransport.Settings d = NatsTransport.Settings.defaults();
-    return new NatsTransport.Settings(
+  static NatsSettings natsSettings(JetStreamSetup.Limits limits) {
+    NatsSettings d = NatsSettings.defaults();
+    return new NatsSettings(
         Duration.ofMillis(50),
         Duration.ofMillis(100),
         Duration.ofSeconds(1),

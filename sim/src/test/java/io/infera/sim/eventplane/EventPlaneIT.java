@@ -2,9 +2,9 @@ package io.infera.sim.eventplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infera.router.events.EventSubjects;
-import io.infera.router.events.JetStreamSetup;
 import io.infera.router.kv.IndexStats;
+import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
 import io.infera.router.relay.RelayStats;
 import io.infera.sim.bench.InJvmRouter;
 import io.nats.client.Connection;

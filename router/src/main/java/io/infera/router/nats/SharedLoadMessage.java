@@ -1,0 +1,85 @@
+package io.infera.router.nats;
+
+import io.infera.router.kv.WorkerId;
+import java.util.List;
+
+/**
+ * What router replicas tell each other on the load subject (docs/contracts.md, "NATS event plane"):
+ * in-flight totals per worker, picks, heartbeats and goodbyes. {@code
+ * io.infera.router.events.nats.SharedLoad} sends and applies them.
+ *
+ * <p>Wire form, big-endian: {@code 'I' 'L'}, version {@code u8} (= {@value #VERSION}), kind {@code
+ * u8} (1 update, 2 heartbeat, 3 bye), sender replica {@code i64}; a heartbeat then has its seq
+ * {@code i64}; updates and heartbeats then have an entry count {@code u16} and the entries: flags
+ * {@code u8} (bit 0: pick; other bits 0), worker id length {@code u16} and UTF-8 bytes, seq {@code
+ * i64}, active blocks {@code i64}, in flight {@code i32}, and for a pick its charge ({@code f64}).
+ * Nothing may follow. Codec: {@link SharedLoadCodec}.
+ */
+public sealed interface SharedLoadMessage {
+
+  int VERSION = 1;
+
+  /** Most entries in one message (a heartbeat lists every worker the sender has load on). */
+  int MAX_ENTRIES = 8192;
+
+  /** Longest worker id, in UTF-8 bytes. */
+  int MAX_WORKER_BYTES = 1024;
+
+  /** Largest charge accepted (a pick's missed blocks). */
+  double MAX_CHARGE = 1e9;
+
+  /** The sending replica's id. */
+  long replica();
+
+  /**
+   * The sender's totals on one worker.
+   *
+   * @param seq orders the sender's changes: per worker, higher is newer (≥ 0)
+   * @param activeBlocks distinct blocks the sender has in flight on the worker (≥ 0)
+   * @param inFlight requests the sender has in flight on the worker (≥ 0)
+   * @param pick whether this entry is a pick, to be charged {@code charge}
+   * @param charge the pick's recent charge (finite, 0 ≤ charge ≤ {@value #MAX_CHARGE}; 0 unless
+   *     {@code pick})
+   */
+  record Entry(
+      WorkerId worker, long seq, long activeBlocks, int inFlight, boolean pick, double charge) {
+    public Entry {
+      if (seq < 0 || activeBlocks < 0 || inFlight < 0) {
+        throw new IllegalArgumentException("seq, activeBlocks and inFlight must be >= 0");
+      }
+      if (!(charge >= 0 && charge <= MAX_CHARGE) || (!pick && charge != 0)) {
+        throw new IllegalArgumentException("charge must be in [0, 1e9], and 0 unless a pick");
+      }
+    }
+  }
+
+  /** Changes of the sender's load (bookings and releases), in the order they were sent. */
+  record Update(long replica, List<Entry> entries) implements SharedLoadMessage {
+    public Update {
+      entries = List.copyOf(entries);
+      if (entries.isEmpty() || entries.size() > MAX_ENTRIES) {
+        throw new IllegalArgumentException("an update has 1 to " + MAX_ENTRIES + " entries");
+      }
+    }
+  }
+
+  /**
+   * The sender's full in-flight totals: every worker it has load on (no picks); any worker not
+   * listed whose last known seq is at most {@code seq} has none.
+   */
+  record Heartbeat(long replica, long seq, List<Entry> entries) implements SharedLoadMessage {
+    public Heartbeat {
+      entries = List.copyOf(entries);
+      if (seq < 0 || entries.size() > MAX_ENTRIES) {
+        throw new IllegalArgumentException(
+            "a heartbeat has seq >= 0 and at most " + MAX_ENTRIES + " entries");
+      }
+      if (entries.stream().anyMatch(Entry::pick)) {
+        throw new IllegalArgumentException("a heartbeat carries no picks");
+      }
+    }
+  }
+
+  /** The sender is leaving: forget its load now rather than at expiry. */
+  record Bye(long replica) implements SharedLoadMessage {}
+}

@@ -1,0 +1,232 @@
+package io.infera.router.policy;
+
+import io.infera.router.kv.WorkerId;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Other router replicas' booked load, as their load-sharing messages report it (docs/routing.md,
+ * load model): per replica its in-flight totals per worker, the newest per-worker seq winning (so
+ * lost or reordered reports repair themselves), summed per worker for picks to read lock-free. A
+ * replica not heard from within the expiry, or that left, stops counting. Plain Java: the clock is
+ * injected and the wire belongs to the caller ({@code io.infera.router.events.nats.SharedLoad}).
+ *
+ * <p>Threads: reports and expiry under one lock (the caller's receiving and ticking threads);
+ * {@link #remote} from any thread without locking.
+ */
+public final class PeerLoadTable {
+
+  private static final Logger log = LoggerFactory.getLogger(PeerLoadTable.class);
+
+  /** Replicas tracked at most (more are ignored until some expire). */
+  public static final int MAX_REPLICAS = 1024;
+
+  /** What a report did. */
+  public enum Outcome {
+    /** Applied to a replica already counted. */
+    APPLIED,
+    /** Applied to a replica heard for the first time: bring it up to date. */
+    JOINED,
+    /** Not applied: the table is full or closed. */
+    IGNORED
+  }
+
+  /** One other replica's totals per worker, and when it was last heard. */
+  private static final class Peer {
+    final Map<WorkerId, Slot> workers = new HashMap<>();
+    long heardAt;
+  }
+
+  private record Slot(long seq, long activeBlocks, int inFlight) {}
+
+  private final long expiryNanos;
+  private final int maxWorkersPerReplica;
+  private final LongSupplier nanoClock;
+  private final Object lock = new Object();
+  private final Map<Long, Peer> peers = new HashMap<>();
+  // Per worker, the sum of all peers' totals; written under lock, read lock-free by picks.
+  private final Map<WorkerId, WorkerLoad> sums = new ConcurrentHashMap<>();
+  private final LongAdder expired = new LongAdder();
+  private boolean closed;
+
+  /**
+   * @param expiry how long a replica counts after its last report
+   * @param maxWorkersPerReplica workers kept per replica (more are ignored)
+   * @param nanoClock {@link System#nanoTime()} or a test clock
+   */
+  public PeerLoadTable(Duration expiry, int maxWorkersPerReplica, LongSupplier nanoClock) {
+    if (expiry.isNegative() || expiry.isZero()) {
+      throw new IllegalArgumentException("expiry must be > 0");
+    }
+    this.expiryNanos = expiry.toNanos();
+    this.maxWorkersPerReplica = maxWorkersPerReplica;
+    this.nanoClock = nanoClock;
+  }
+
+  /** The other replicas' in-flight load on {@code worker} (no recent part), idle when none. */
+  public WorkerLoad remote(WorkerId worker) {
+    WorkerLoad l = sums.get(worker);
+    return l == null ? WorkerLoad.IDLE : l;
+  }
+
+  /** Replicas counted now. */
+  public int replicas() {
+    synchronized (lock) {
+      return peers.size();
+    }
+  }
+
+  /** Replicas dropped for silence so far. */
+  public long expired() {
+    return expired.sum();
+  }
+
+  /**
+   * A replica's changes on some workers (picks are the caller's business: only totals count here).
+   */
+  public Outcome update(long replica, List<LoadTracker.Change> changes) {
+    synchronized (lock) {
+      Outcome o = heard(replica);
+      if (o != Outcome.IGNORED) {
+        Peer p = peers.get(replica);
+        for (LoadTracker.Change c : changes) {
+          apply(p, c);
+        }
+      }
+      return o;
+    }
+  }
+
+  /**
+   * A replica's full totals as of its change {@code seq}: a worker it leaves out has no load,
+   * unless a newer change of it already said more.
+   */
+  public Outcome heartbeat(long replica, long seq, List<LoadTracker.Change> totals) {
+    synchronized (lock) {
+      Outcome o = heard(replica);
+      if (o == Outcome.IGNORED) {
+        return o;
+      }
+      Peer p = peers.get(replica);
+      Set<WorkerId> listed = new HashSet<>();
+      for (LoadTracker.Change c : totals) {
+        apply(p, c);
+        listed.add(c.worker());
+      }
+      for (Iterator<Map.Entry<WorkerId, Slot>> it = p.workers.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<WorkerId, Slot> w = it.next();
+        if (!listed.contains(w.getKey()) && w.getValue().seq() <= seq) {
+          addToSum(w.getKey(), w.getValue(), -1);
+          it.remove();
+        }
+      }
+      return o;
+    }
+  }
+
+  /** A replica left: it stops counting now. Returns whether it was counted. */
+  public boolean leave(long replica) {
+    synchronized (lock) {
+      Peer p = peers.remove(replica);
+      if (p == null) {
+        return false;
+      }
+      p.workers.forEach((w, slot) -> addToSum(w, slot, -1));
+      return true;
+    }
+  }
+
+  /** Drops replicas not heard from within the expiry; returns how many. */
+  public int expire() {
+    long now = nanoClock.getAsLong();
+    int n = 0;
+    synchronized (lock) {
+      for (Iterator<Map.Entry<Long, Peer>> it = peers.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<Long, Peer> e = it.next();
+        if (now - e.getValue().heardAt > expiryNanos) {
+          e.getValue().workers.forEach((w, slot) -> addToSum(w, slot, -1));
+          it.remove();
+          expired.increment();
+          n++;
+          log.info(
+              "load peer expired replica={} silent_ms={}",
+              Long.toHexString(e.getKey()),
+              TimeUnit.NANOSECONDS.toMillis(now - e.getValue().heardAt));
+        }
+      }
+    }
+    return n;
+  }
+
+  /** Forgets every replica and ignores further reports. */
+  public void close() {
+    synchronized (lock) {
+      closed = true;
+      peers.clear();
+      sums.clear();
+    }
+  }
+
+  // Under lock: the replica is heard now (created when new and there is room).
+  private Outcome heard(long replica) {
+    if (closed) {
+      return Outcome.IGNORED;
+    }
+    Peer p = peers.get(replica);
+    Outcome o = Outcome.APPLIED;
+    if (p == null) {
+      if (peers.size() >= MAX_REPLICAS) {
+        return Outcome.IGNORED;
+      }
+      p = new Peer();
+      peers.put(replica, p);
+      o = Outcome.JOINED;
+      log.info("load peer joined replica={}", Long.toHexString(replica));
+    }
+    p.heardAt = nanoClock.getAsLong();
+    return o;
+  }
+
+  private void apply(Peer p, LoadTracker.Change c) {
+    Slot old = p.workers.get(c.worker());
+    if (old != null && old.seq() > c.seq()) {
+      return; // a newer change already arrived
+    }
+    if (old == null && p.workers.size() >= maxWorkersPerReplica) {
+      return;
+    }
+    Slot now = new Slot(c.seq(), c.activeBlocks(), c.inFlight());
+    if (old != null) {
+      addToSum(c.worker(), old, -1);
+    }
+    addToSum(c.worker(), now, +1);
+    p.workers.put(c.worker(), now);
+  }
+
+  // Under lock: the only writer of sums.
+  private void addToSum(WorkerId worker, Slot slot, int sign) {
+    if (slot.activeBlocks() == 0 && slot.inFlight() == 0) {
+      return;
+    }
+    WorkerLoad cur = sums.getOrDefault(worker, WorkerLoad.IDLE);
+    long active = cur.activeBlocks() + sign * slot.activeBlocks();
+    int inFlight = cur.inFlight() + sign * slot.inFlight();
+    if (active == 0 && inFlight == 0) {
+      sums.remove(worker);
+    } else {
+      sums.put(worker, new WorkerLoad(active, 0, inFlight));
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package io.infera.router.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.infera.router.kv.Events;
+import io.infera.router.kv.KvEvent;
+import io.infera.router.kv.KvEventMessage;
+import io.infera.router.kv.PrefixIndex;
+import io.infera.router.kv.SourceId;
+import io.infera.router.kv.WorkerId;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Which source the index's writer applies a delivery to, and the event lag it keeps. */
+class EventIngestTest {
+
+  private static final WorkerId A = WorkerId.of("a");
+  private static final byte[] TOPIC = "kv-events".getBytes(StandardCharsets.UTF_8);
+
+  private final PrefixIndex index = new PrefixIndex(16);
+  private final Clock clock = Clock.fixed(Instant.ofEpochMilli(1_000_250), ZoneOffset.UTC);
+  private final EventIngest ingest = new EventIngest(index, 1000, clock).start();
+
+  @AfterEach
+  void close() {
+    ingest.close();
+  }
+
+  private static List<byte[]> frames(long seq, double ts, Integer batchRank) {
+    KvEvent e = Events.stored(16, new long[] {seq + 100}, null, Events.range(16 * (int) seq, 16));
+    return List.of(
+        TOPIC, KvEventMessage.seqBytes(seq), FakeVllmPublisher.batchPayload(ts, batchRank, e));
+  }
+
+  private long[] view(int rank) throws Exception {
+    return ingest
+        .flush()
+        .thenApply(v -> index.viewHashes(SourceId.of("a", rank)))
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * The rank of the socket a message came from names its source. The old default {@code
+   * accept(worker, socketRank, frames)} dropped it, so a batch without a rank of its own (or with
+   * another) landed on rank 0 (or that rank): the "socket 1" rows failed.
+   */
+  @ParameterizedTest(name = "{0} from socket {1}, batch rank {2} → source rank {3}")
+  @CsvSource(
+      nullValues = "none",
+      value = {
+        "live, 1, none, 1",
+        "live, 1, 0, 1",
+        "live, 2, 2, 2",
+        "live, -1, 2, 2",
+        "live, -1, none, 0",
+        "replayed, 1, none, 1",
+        "replayed, -1, 3, 3",
+        "streamed, 1, none, 1",
+        "streamed, 2, 0, 2",
+      })
+  void theSourceIsTheSocketsOrSubjectsRankWhenTheTransportKnowsIt(
+      String kind, int socketRank, Integer batchRank, int expectedRank) throws Exception {
+    ingest.workers(Set.of(A), Set.of());
+    List<byte[]> f = frames(0, 1.0, batchRank);
+    BiFunction<Integer, List<byte[]>, Delivery> make =
+        switch (kind) {
+          case "live" -> (r, fr) -> new Delivery.Live(A, r, fr);
+          case "replayed" -> (r, fr) -> new Delivery.Replayed(A, r, fr);
+          default -> (r, fr) -> new Delivery.Streamed(A, r, 1, fr);
+        };
+    ingest.accept(make.apply(socketRank, f));
+    for (int r = 0; r < 4; r++) {
+      assertThat(view(r)).as("rank %d", r).hasSize(r == expectedRank ? 1 : 0);
+    }
+  }
+
+  @Test
+  void ranksOfDeliveriesAreChecked() {
+    assertThatThrownBy(() -> new Delivery.Live(A, -2, List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Delivery.Streamed(A, -1, 1, List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(new Delivery.Live(A, List.of()).socketRank()).isEqualTo(Delivery.UNKNOWN_RANK);
+  }
+
+  @Test
+  void messagesOfUnknownWorkersAreCountedAndDropped() throws Exception {
+    ingest.workers(Set.of(A), Set.of());
+    ingest.accept(new Delivery.Live(WorkerId.of("b"), 0, frames(0, 1.0, null)));
+    ingest.flush().get(10, TimeUnit.SECONDS);
+    assertThat(ingest.unknownSourceMessages()).isEqualTo(1);
+    assertThat(index.stats().sources()).isEmpty();
+  }
+
+  @Test
+  void eventLagIsKeptPerKnownWorkerAndBoundAsAGauge() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ingest.bindTo(registry);
+    assertThat(ingest.eventLagSeconds(A)).isNull();
+    ingest.workers(Set.of(A), Set.of());
+    // Known, nothing applied yet: 0, as the gauge says.
+    assertThat(ingest.eventLagSeconds(A)).isZero();
+    Gauge gauge = registry.find("infera.kv.event.lag").tag("worker", "a").gauge();
+    assertThat(gauge).isNotNull();
+    // The clock says 1000.25 s; the batch was stamped at 997.75 s.
+    ingest.accept(new Delivery.Live(A, 0, frames(0, 997.75, null)));
+    ingest.flush().get(10, TimeUnit.SECONDS);
+    assertThat(ingest.eventLagSeconds(A)).isEqualTo(2.5);
+    assertThat(gauge.value()).isEqualTo(2.5);
+    // A batch from the future counts as no lag.
+    ingest.accept(new Delivery.Live(A, 0, frames(1, 2000.0, null)));
+    ingest.flush().get(10, TimeUnit.SECONDS);
+    assertThat(ingest.eventLagSeconds(A)).isZero();
+    ingest.workers(Set.of(), Set.of(A));
+    assertThat(ingest.eventLagSeconds(A)).isNull();
+    assertThat(registry.find("infera.kv.event.lag").gauges()).isEmpty();
+  }
+
+  @Test
+  void workersKnownBeforeBindingGetTheirGaugeWhenBound() {
+    ingest.workers(Set.of(A, WorkerId.of("b")), Set.of());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ingest.bindTo(registry);
+    assertThat(registry.find("infera.kv.event.lag").gauges()).hasSize(2);
+  }
+}

@@ -1,0 +1,43 @@
+package io.infera.router.nats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.infera.router.kv.WorkerId;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.StringLength;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Snapshot keys name the same source as event subjects. */
+class NatsKeysTest {
+
+  @Test
+  void aSnapshotKeyNamesTheSameSourceAsItsSubject() {
+    WorkerId pod = WorkerId.of("vllm-decode-7d9f-x2");
+    String key = NatsKeys.snapshotKey(pod, 2);
+    assertThat(NatsKeys.parseKey(key)).isEqualTo(new EventSubjects.Source(pod, 2));
+    assertThat(EventSubjects.parse("p", "p." + key)).isEqualTo(NatsKeys.parseKey(key));
+  }
+
+  @Property
+  void everyWorkerAndRankRoundTripsThroughItsKey(
+      @ForAll @StringLength(min = 1, max = 60) String worker,
+      @ForAll @IntRange(min = 0, max = 1024) int rank) {
+    net.jqwik.api.Assume.that(!worker.isBlank());
+    WorkerId id = WorkerId.of(worker);
+    assertThat(NatsKeys.parseKey(NatsKeys.snapshotKey(id, rank)))
+        .isEqualTo(new EventSubjects.Source(id, rank));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "abc", "abc.", ".0", "abc.x", "abc.-1", "a+b.0", "abc.0.1"})
+  void malformedKeysAreRejectedNamingTheKey(String key) {
+    assertThatThrownBy(() -> NatsKeys.parseKey(key))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("snapshot key '" + key + "'");
+  }
+}

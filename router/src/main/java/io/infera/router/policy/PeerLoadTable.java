@@ -2,6 +2,7 @@ package io.infera.router.policy;
 
 import io.infera.router.kv.WorkerId;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -9,11 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Other router replicas' booked load, as their load-sharing messages report it (docs/routing.md,
@@ -26,8 +24,6 @@ import org.slf4j.LoggerFactory;
  * {@link #remote} from any thread without locking.
  */
 public final class PeerLoadTable {
-
-  private static final Logger log = LoggerFactory.getLogger(PeerLoadTable.class);
 
   /** Replicas tracked at most (more are ignored until some expire). */
   public static final int MAX_REPLICAS = 1024;
@@ -49,6 +45,13 @@ public final class PeerLoadTable {
   }
 
   private record Slot(long seq, long activeBlocks, int inFlight) {}
+
+  /**
+   * A replica dropped for silence.
+   *
+   * @param silentNanos how long it had not been heard
+   */
+  public record Expired(long replica, long silentNanos) {}
 
   private final long expiryNanos;
   private final int maxWorkersPerReplica;
@@ -148,10 +151,10 @@ public final class PeerLoadTable {
     }
   }
 
-  /** Drops replicas not heard from within the expiry; returns how many. */
-  public int expire() {
+  /** Drops replicas not heard from within the expiry; returns them. */
+  public List<Expired> expire() {
     long now = nanoClock.getAsLong();
-    int n = 0;
+    List<Expired> out = new ArrayList<>();
     synchronized (lock) {
       for (Iterator<Map.Entry<Long, Peer>> it = peers.entrySet().iterator(); it.hasNext(); ) {
         Map.Entry<Long, Peer> e = it.next();
@@ -159,15 +162,11 @@ public final class PeerLoadTable {
           e.getValue().workers.forEach((w, slot) -> addToSum(w, slot, -1));
           it.remove();
           expired.increment();
-          n++;
-          log.info(
-              "load peer expired replica={} silent_ms={}",
-              Long.toHexString(e.getKey()),
-              TimeUnit.NANOSECONDS.toMillis(now - e.getValue().heardAt));
+          out.add(new Expired(e.getKey(), now - e.getValue().heardAt));
         }
       }
     }
-    return n;
+    return out;
   }
 
   /** Forgets every replica and ignores further reports. */
@@ -193,7 +192,6 @@ public final class PeerLoadTable {
       p = new Peer();
       peers.put(replica, p);
       o = Outcome.JOINED;
-      log.info("load peer joined replica={}", Long.toHexString(replica));
     }
     p.heardAt = nanoClock.getAsLong();
     return o;

@@ -62,11 +62,12 @@ class PeerLoadTableTest {
     clock.addAndGet(Duration.ofSeconds(2).toNanos());
     table.heartbeat(2, 1, List.of(c(W0, 1, 5, 1)));
     clock.addAndGet(Duration.ofMillis(1500).toNanos());
-    assertThat(table.expire()).isEqualTo(1);
+    assertThat(table.expire())
+        .containsExactly(new PeerLoadTable.Expired(1, Duration.ofMillis(3500).toNanos()));
     assertThat(table.remote(W0)).isEqualTo(new WorkerLoad(5, 0, 1));
     assertThat(table.expired()).isEqualTo(1);
     clock.addAndGet(Duration.ofMillis(1499).toNanos());
-    assertThat(table.expire()).isZero();
+    assertThat(table.expire()).isEmpty();
     assertThat(table.replicas()).isEqualTo(1);
   }
 

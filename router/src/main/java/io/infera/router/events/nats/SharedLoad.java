@@ -343,6 +343,7 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
       o = peers.heartbeat(h.replica(), h.seq(), changes(h.entries()));
     }
     if (o == PeerLoadTable.Outcome.JOINED) {
+      log.info("load peer joined replica={}", Long.toHexString(m.replica()));
       // Bring the newcomer up to date now rather than at our next heartbeat.
       if (scheduler != null) {
         scheduler.execute(this::safeHeartbeat);
@@ -358,7 +359,12 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     if (lastHeartbeat == Long.MIN_VALUE || now - lastHeartbeat >= settings.heartbeat().toNanos()) {
       heartbeat();
     }
-    peers.expire();
+    for (PeerLoadTable.Expired e : peers.expire()) {
+      log.info(
+          "load peer expired replica={} silent_ms={}",
+          Long.toHexString(e.replica()),
+          TimeUnit.NANOSECONDS.toMillis(e.silentNanos()));
+    }
   }
 
   /** Sends this replica's full totals. */

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,18 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
   private record Workers(Set<WorkerId> current, Set<WorkerId> purge) implements Command {}
 
   private record Flush(CompletableFuture<Void> done) implements Command {}
+
+  /** A read of the index on the writer thread, the only thread that may see a view whole. */
+  private record Read<T>(Function<PrefixIndex, T> read, CompletableFuture<T> result)
+      implements Command {
+    void run(PrefixIndex index) {
+      try {
+        result.complete(read.apply(index));
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    }
+  }
 
   private record Stop() implements Command {}
 
@@ -188,6 +201,20 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
     return f;
   }
 
+  /**
+   * Runs {@code read} on the writer thread once everything queued before this call is applied
+   * (writer-only index reads such as {@link PrefixIndex#viewHashes}, from tests and tools).
+   */
+  public <T> CompletableFuture<T> onWriter(Function<PrefixIndex, T> read) {
+    CompletableFuture<T> f = new CompletableFuture<>();
+    if (closed) {
+      f.completeExceptionally(new IllegalStateException("the ingest is closed"));
+      return f;
+    }
+    enqueue(new Read<>(read, f));
+    return f;
+  }
+
   /** Batches applied from a worker (all ranks). */
   public long applied(WorkerId worker) {
     AtomicLong a = applied.get(worker);
@@ -247,6 +274,8 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
           seed(s);
         } else if (c instanceof Flush f) {
           f.done().complete(null);
+        } else if (c instanceof Read<?> r) {
+          r.run(index);
         } else if (c instanceof Stop) {
           return;
         }

@@ -46,10 +46,7 @@ class EventIngestTest {
   }
 
   private long[] view(int rank) throws Exception {
-    return ingest
-        .flush()
-        .thenApply(v -> index.viewHashes(SourceId.of("a", rank)))
-        .get(10, TimeUnit.SECONDS);
+    return ingest.onWriter(i -> i.viewHashes(SourceId.of("a", rank))).get(10, TimeUnit.SECONDS);
   }
 
   /**
@@ -135,5 +132,24 @@ class EventIngestTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ingest.bindTo(registry);
     assertThat(registry.find("infera.kv.event.lag").gauges()).hasSize(2);
+  }
+
+  @Test
+  void onWriterReadsOnTheWriterThreadAfterWhatWasQueuedAndReportsFailures() throws Exception {
+    ingest.workers(java.util.Set.of(A), java.util.Set.of());
+    ingest.accept(new Delivery.Live(A, 0, frames(0, 1000.0, null)));
+    String thread =
+        ingest.onWriter(i -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+    assertThat(thread).isNotEqualTo(Thread.currentThread().getName()).contains("kv-writer");
+    assertThat(view(0)).hasSize(1);
+    java.util.concurrent.CompletableFuture<Object> failed =
+        ingest.onWriter(
+            i -> {
+              throw new IllegalStateException("boom");
+            });
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+        .hasRootCauseMessage("boom");
+    // The writer carries on after a failed read.
+    assertThat(ingest.onWriter(i -> 7).get(10, TimeUnit.SECONDS)).isEqualTo(7);
   }
 }

@@ -300,7 +300,17 @@ final class EventPlane implements AutoCloseable {
 
   /** A router's view of worker {@code i}, sorted. */
   static long[] view(InJvmRouter r, int i) {
-    long[] v = r.runtime().index().viewHashes(new SourceId(worker(i), 0)).clone();
+    // viewHashes is a writer-only read: run it on the index's writer thread.
+    long[] v;
+    try {
+      v =
+          r.runtime()
+              .ingest()
+              .onWriter(index -> index.viewHashes(new SourceId(worker(i), 0)))
+              .get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the view of w" + i, e);
+    }
     Arrays.sort(v);
     return v;
   }

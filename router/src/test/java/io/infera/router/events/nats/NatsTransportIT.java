@@ -149,8 +149,7 @@ public class NatsTransportIT {
   }
 
   private long[] view(String worker) throws Exception {
-    ingest.flush().get(10, TimeUnit.SECONDS);
-    return ingest.flush().thenApply(v -> index.viewHashes(SourceId.of(worker, 0))).get();
+    return ingest.onWriter(i -> i.viewHashes(SourceId.of(worker, 0))).get(10, TimeUnit.SECONDS);
   }
 
   private IndexStats.SourceStats stats(String worker) {

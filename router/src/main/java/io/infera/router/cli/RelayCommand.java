@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Version.class,
     description = {
-      "Relay one engine's KV events from its ZMQ sockets to NATS JetStream (DESIGN.md §5):"
+      "Relay one engine's KV events from its ZMQ sockets to NATS JetStream (docs/contracts.md):"
           + " verbatim, in order, gaps filled from the engine's replay socket, with snapshots of"
           + " the worker's view in the KV bucket. Runs until SIGTERM.",
       "Each flag's environment variable is INFERA_ + the flag name in upper case"

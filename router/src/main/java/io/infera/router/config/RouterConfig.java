@@ -3,7 +3,8 @@ package io.infera.router.config;
 import java.util.List;
 
 /**
- * The operator → router contract (DESIGN.md §7), after defaults and validation.
+ * The operator → router contract (docs/contracts.md, "RouterConfig"), after defaults and
+ * validation.
  *
  * @param model the served model name (requests for another model get 404)
  * @param loraAdapters LoRA adapter names the engines serve as extra models

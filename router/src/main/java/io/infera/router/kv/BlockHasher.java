@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * Chained XXH3-64 block hashes (DESIGN.md §3), shared by the router, the relay and the simulator.
+ * Chained XXH3-64 block hashes (docs/contracts.md, "Block hashing"), shared by the router, the
+ * relay and the simulator.
  *
  * <p>{@code hashBlock(parent, tokens) = XXH3-64(seed 0, u64_le(parent) ‖ u32_le(t0) ‖ …)}; a
  * request's chain starts at {@link #firstParent(String, String)} and emits one hash per full block;

@@ -5,7 +5,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * One KV-cache event as an engine sends it (DESIGN.md §4), after decoding and normalization.
+ * One KV-cache event as an engine sends it (docs/contracts.md, "KV-event wire formats"), after
+ * decoding and normalization.
  *
  * <p>Hashes here are <em>engine</em> hashes, normalized to unsigned 64-bit values; token ids are
  * flattened (bigram pairs reduced to their first element).

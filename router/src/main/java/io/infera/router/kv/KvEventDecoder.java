@@ -9,7 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Decodes one engine KV-event batch payload (msgpack) in every shape engines send (DESIGN.md §4).
+ * Decodes one engine KV-event batch payload (msgpack) in every shape engines send
+ * (docs/contracts.md, "KV-event wire formats").
  *
  * <p>Batches are arrays {@code [ts, events, dp_rank?]} or maps {@code {ts, events,
  * data_parallel_rank}}; events are tagged arrays with trailing fields optional, or maps keyed by

@@ -7,7 +7,7 @@ import org.msgpack.core.MessagePack;
 
 /**
  * One source's view at a point of the event stream: what a relay writes to the snapshot bucket and
- * what a starting router seeds its index with (DESIGN.md §5).
+ * what a starting router seeds its index with (docs/contracts.md, "NATS event plane").
  *
  * <p>It holds (engine hash, router hash) pairs, not router hashes alone: later {@code BlockRemoved}
  * events name engine hashes, and later {@code BlockStored} events chain from an engine parent hash,

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The router's request-path numbers (issue 4), with the router in its own process so its CPU can be
- * read from /proc:
+ * The router's request-path numbers, with the router in its own process so its CPU can be read from
+ * /proc:
  *
  * <ol>
  *   <li>added latency at a fixed open-loop rate: the same small chat request sent straight to a

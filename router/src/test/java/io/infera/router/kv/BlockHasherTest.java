@@ -27,7 +27,7 @@ class BlockHasherTest {
   }
 
   @Test
-  void goldenVectorsFromTheDesign() {
+  void goldenVectors() {
     BlockHasher h = new BlockHasher(4);
     assertThat(h.hashBlock(0, new int[] {1, 2, 3, 4}, 0)).isEqualTo(0x341839abbe30be0bL);
     assertThat(h.requestHashes(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0))

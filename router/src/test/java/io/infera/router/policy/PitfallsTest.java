@@ -20,9 +20,9 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The field pitfalls of DESIGN.md §9 as end-to-end scenarios over the real index, tracker and
- * policy: each pick books its worker, the "engine" then caches the prompt and reports it through a
- * BlockStored event, and the request completes before the next one starts.
+ * The field pitfalls of docs/routing.md ("Pitfalls") as end-to-end scenarios over the real index,
+ * tracker and policy: each pick books its worker, the "engine" then caches the prompt and reports
+ * it through a BlockStored event, and the request completes before the next one starts.
  */
 class PitfallsTest {
 

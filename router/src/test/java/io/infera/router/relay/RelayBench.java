@@ -30,12 +30,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Relay cost at a fixed event rate (issue 6): a fake vLLM engine publishes {@code rate} one-event
- * batches per second (default 10,000) through {@code infera-router relay}, run as its own process
- * so that its CPU can be read from /proc, into a real nats-server. Prints the relay process's CPU
- * (cores busy = CPU time / wall time) over the measured window, and the lag from the engine's
- * publish to the batch's application in a router's index (the router's NATS transport consuming the
- * stream, decoding and applying each batch), p50/p99/p99.9/max.
+ * Relay cost at a fixed event rate: a fake vLLM engine publishes {@code rate} one-event batches per
+ * second (default 10,000) through {@code infera-router relay}, run as its own process so that its
+ * CPU can be read from /proc, into a real nats-server. Prints the relay process's CPU (cores busy =
+ * CPU time / wall time) over the measured window, and the lag from the engine's publish to the
+ * batch's application in a router's index (the router's NATS transport consuming the stream,
+ * decoding and applying each batch), p50/p99/p99.9/max.
  *
  * <p>Run: {@code ./mvnw -B -q -pl router test-compile exec:exec -Dexec.executable=java
  * -Dexec.classpathScope=test -Dexec.args="-cp %classpath io.infera.router.relay.RelayBench [rate]

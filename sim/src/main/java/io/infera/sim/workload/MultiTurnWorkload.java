@@ -16,8 +16,8 @@ import java.util.Objects;
  * that mean). Conversations start according to {@code arrivals}; {@link Arrivals#spread} spreads
  * them over a window.
  *
- * <p>This is the workload behind pitfall 1 of the design: with zero in-flight load between turns, a
- * router without a recency term pins every conversation on one worker.
+ * <p>This is the workload behind pitfall 1 of docs/routing.md ("Pitfalls"): with zero in-flight
+ * load between turns, a router without a recency term pins every conversation on one worker.
  */
 public final class MultiTurnWorkload implements Workload {
 

@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The fault tests of the production event plane (issue 6): simulated engines → relays → a real
- * nats-server with JetStream → router replicas, with the engines' true caches ({@code /sim/cache})
- * as the reference for every router's view.
+ * The fault tests of the production event plane: simulated engines → relays → a real nats-server
+ * with JetStream → router replicas, with the engines' true caches ({@code /sim/cache}) as the
+ * reference for every router's view.
  */
 @Timeout(180)
 class EventPlaneIT {

@@ -154,7 +154,13 @@ public final class RelayCommand implements Callable<Integer> {
       } catch (IOException e) {
         spec.commandLine()
             .getErr()
-            .println("infera-router relay: cannot serve --http-port " + port + ": " + e);
+            .println(
+                "infera-router relay: port "
+                    + port
+                    + " (HTTP, --http-port) "
+                    + (e instanceof java.net.BindException
+                        ? "is already in use"
+                        : "cannot be served: " + e.getMessage()));
         return 1;
       }
     }

@@ -134,4 +134,26 @@ class RelayCommandTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("--http-port (from INFERA_HTTP_PORT) must be an integer, got 'x'");
   }
+
+  @Test
+  void aBusyHttpPortIsNamedAndNothingElseIsPrinted() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+      int port = taken.getLocalPort();
+      CliTest.Run r =
+          CliTest.run(
+              "relay",
+              "--worker-id",
+              "pod-1",
+              "--zmq",
+              "tcp://127.0.0.1:1",
+              "--nats",
+              "nats://127.0.0.1:1",
+              "--http-port",
+              Integer.toString(port));
+      assertThat(r.code()).isEqualTo(1);
+      assertThat(r.err().strip())
+          .isEqualTo(
+              "infera-router relay: port " + port + " (HTTP, --http-port) is already in use");
+    }
+  }
 }

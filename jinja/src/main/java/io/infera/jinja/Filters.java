@@ -92,27 +92,27 @@ final class Filters {
       case "count":
         return (long) Py.len(v);
       case "string":
-        return Py.str(v);
+        return PyText.str(v);
       case "lower":
-        return PyString.lower(Py.str(v));
+        return PyString.lower(PyText.str(v));
       case "upper":
-        return PyString.upper(Py.str(v));
+        return PyString.upper(PyText.str(v));
       case "capitalize":
-        return PyString.capitalize(Py.str(v));
+        return PyString.capitalize(PyText.str(v));
       case "title":
-        return jinjaTitle(Py.str(v));
+        return jinjaTitle(PyText.str(v));
       case "trim":
-        return PyString.strip(Py.str(v), a.optString(0, "chars"), true, true);
+        return PyString.strip(PyText.str(v), a.optString(0, "chars"), true, true);
       case "center":
-        return PyString.pad(Py.str(v), a.integer(0, "width", 80), '^', " ");
+        return PyString.pad(PyText.str(v), a.integer(0, "width", 80), '^', " ");
       case "replace":
         {
           Object count = a.get(2, "count", null);
           return PyString.replace(
-              Py.str(v),
-              Py.str(a.required(0, "old")),
-              Py.str(a.required(1, "new")),
-              count == null ? -1 : Py.toLong(count));
+              PyText.str(v),
+              PyText.str(a.required(0, "old")),
+              PyText.str(a.required(1, "new")),
+              count == null ? -1 : PyOps.toLong(count));
         }
       case "format":
         {
@@ -122,7 +122,7 @@ final class Filters {
           }
           Object fmtArgs =
               kw.isEmpty() ? new Py.Tuple(args) : new LinkedHashMap<Object, Object>(kw);
-          return PyFormat.percent(Py.str(v), fmtArgs);
+          return PyFormat.percent(PyText.str(v), fmtArgs);
         }
       case "tojson":
         {
@@ -135,7 +135,7 @@ final class Filters {
               throw TemplateException.runtime(
                   "tojson separators must be a pair (item, key), got " + s.size() + " values");
             }
-            separators = List.of(Py.str(s.get(0)), Py.str(s.get(1)));
+            separators = List.of(PyText.str(s.get(0)), PyText.str(s.get(1)));
           }
           return PyJson.dumps(
               v,
@@ -147,7 +147,7 @@ final class Filters {
       case "join":
         {
           Object attribute = a.get(1, "attribute", null);
-          String sep = Py.str(a.get(0, "d", ""));
+          String sep = PyText.str(a.get(0, "d", ""));
           StringBuilder sb = new StringBuilder();
           boolean first = true;
           for (Object o : Py.iterate(v)) {
@@ -158,7 +158,7 @@ final class Filters {
               sb.append(sep);
             }
             first = false;
-            sb.append(Py.str(o));
+            sb.append(PyText.str(o));
           }
           return sb.toString();
         }
@@ -181,7 +181,7 @@ final class Filters {
       case "reverse":
         {
           if (v instanceof String s) {
-            return Py.slice(s, null, null, -1L);
+            return PyAccess.slice(s, null, null, -1L);
           }
           List<Object> l = new ArrayList<>(Py.toList(v));
           java.util.Collections.reverse(l);
@@ -205,7 +205,7 @@ final class Filters {
             throw TemplateException.runtime("dictsort expects a mapping");
           }
           boolean cs = Py.truthy(a.get(0, "case_sensitive", false));
-          String by = Py.str(a.get(1, "by", "key"));
+          String by = PyText.str(a.get(1, "by", "key"));
           boolean reverse = Py.truthy(a.get(2, "reverse", false));
           int pos = by.equals("key") ? 0 : by.equals("value") ? 1 : -1;
           if (pos < 0) {
@@ -237,7 +237,7 @@ final class Filters {
             Object key = sortKey(attribute == null ? o : attrGet(o, attribute, null), cs);
             boolean dup = false;
             for (Object s : seen) {
-              if (Py.eq(s, key)) {
+              if (PyOps.eq(s, key)) {
                 dup = true;
                 break;
               }
@@ -275,7 +275,7 @@ final class Filters {
           Object attribute = a.get(0, "attribute", null);
           Object total = a.get(1, "start", 0L);
           for (Object o : Py.iterate(v)) {
-            total = Py.arith("+", total, attribute == null ? o : attrGet(o, attribute, null));
+            total = PyOps.arith("+", total, attribute == null ? o : attrGet(o, attribute, null));
           }
           return total;
         }
@@ -293,7 +293,7 @@ final class Filters {
           if (args.isEmpty()) {
             throw TemplateException.runtime("map requires a filter argument");
           }
-          String filter = Py.str(args.get(0));
+          String filter = PyText.str(args.get(0));
           checkFilter(filter);
           List<Object> rest = args.subList(1, args.size());
           for (Object o : Py.iterate(v)) {
@@ -310,7 +310,7 @@ final class Filters {
           boolean want = name.startsWith("select");
           Object attribute = attr ? a.required(0, "attribute") : null;
           int t = attr ? 1 : 0;
-          String test = args.size() > t ? Py.str(args.get(t)) : null;
+          String test = args.size() > t ? PyText.str(args.get(t)) : null;
           List<Object> testArgs =
               args.size() > t + 1 ? args.subList(t + 1, args.size()) : List.of();
           if (test != null && !Tests.NAMES.contains(test)) {
@@ -327,7 +327,7 @@ final class Filters {
           return out;
         }
       case "attr":
-        return Py.attribute(v, Py.str(a.required(0, "name")));
+        return PyAccess.attribute(v, PyText.str(a.required(0, "name")));
       case "int":
         return toInt(v, a.get(0, "default", 0L), a.integer(1, "base", 10));
       case "float":
@@ -338,22 +338,24 @@ final class Filters {
             return Math.abs(d);
           }
           if (Py.isInt(v)) {
-            return Py.norm(Py.toBig(v).abs());
+            return PyOps.norm(PyOps.toBig(v).abs());
           }
           if (v instanceof Py.Undefined u) {
             throw u.fail();
           }
-          throw TemplateException.runtime("bad operand type for abs(): '" + Py.typeName(v) + "'");
+          throw TemplateException.runtime(
+              "bad operand type for abs(): '" + PyText.typeName(v) + "'");
         }
       case "round":
         {
           long precision = a.integer(0, "precision", 0);
-          String method = Py.str(a.get(1, "method", "common"));
+          String method = PyText.str(a.get(1, "method", "common"));
           if (v instanceof Py.Undefined u) {
             throw u.fail();
           }
           if (!Py.isNumber(v)) {
-            throw TemplateException.runtime("type " + Py.typeName(v) + " doesn't define __round__");
+            throw TemplateException.runtime(
+                "type " + PyText.typeName(v) + " doesn't define __round__");
           }
           RoundingMode mode =
               switch (method) {
@@ -363,9 +365,9 @@ final class Filters {
                 default -> throw TemplateException.runtime("method must be common, ceil or floor");
               };
           if (Py.isInt(v) && method.equals("common")) {
-            return Py.isInt(v) && precision >= 0 ? Py.norm(Py.toBig(v)) : v;
+            return Py.isInt(v) && precision >= 0 ? PyOps.norm(PyOps.toBig(v)) : v;
           }
-          double d = Py.toDouble(v);
+          double d = PyOps.toDouble(v);
           if (Double.isNaN(d) || Double.isInfinite(d)) {
             return d;
           }
@@ -379,10 +381,10 @@ final class Filters {
       case "indent":
         {
           Object width = a.get(0, "width", 4L);
-          String ind = width instanceof String s ? s : PyString.repeat(" ", Py.toLong(width));
+          String ind = width instanceof String s ? s : PyString.repeat(" ", PyOps.toLong(width));
           boolean first = Py.truthy(a.get(1, "first", false));
           boolean blank = Py.truthy(a.get(2, "blank", false));
-          String s = Py.str(v) + "\n";
+          String s = PyText.str(v) + "\n";
           List<Object> lines = PyString.splitlines(s, false);
           StringBuilder sb = new StringBuilder();
           if (blank) {
@@ -403,16 +405,16 @@ final class Filters {
         }
       case "truncate":
         {
-          String s = Py.str(v);
+          String s = PyText.str(v);
           long length = a.integer(0, "length", 255);
           boolean killwords = Py.truthy(a.get(1, "killwords", false));
-          String end = Py.str(a.get(2, "end", "..."));
+          String end = PyText.str(a.get(2, "end", "..."));
           Object lw = a.get(3, "leeway", null);
-          long leeway = lw == null ? 5 : Py.toLong(lw);
+          long leeway = lw == null ? 5 : PyOps.toLong(lw);
           if (Py.len(s) <= length + leeway) {
             return s;
           }
-          String head = (String) Py.slice(s, null, length - Py.len(end), null);
+          String head = (String) PyAccess.slice(s, null, length - Py.len(end), null);
           if (killwords) {
             return head + end;
           }
@@ -420,7 +422,7 @@ final class Filters {
         }
       case "wordcount":
         {
-          Matcher m = WORD.matcher(Py.str(v));
+          Matcher m = WORD.matcher(PyText.str(v));
           long n = 0;
           while (m.find()) {
             n++;
@@ -490,7 +492,7 @@ final class Filters {
           List<Object> group = null;
           for (Object o : sortedItems) {
             Object key = sortKey(attrGet(o, attribute, dflt), cs);
-            if (group == null || !Py.eq(key, curKey)) {
+            if (group == null || !PyOps.eq(key, curKey)) {
               group = new ArrayList<>();
               curKey = key;
               out.add(new Object[] {attrGet(o, attribute, dflt), group});
@@ -507,14 +509,14 @@ final class Filters {
         }
       case "e":
       case "escape":
-        return v instanceof Py.Markup ? v : new Py.Markup(escape(Py.str(v)));
+        return v instanceof Py.Markup ? v : new Py.Markup(escape(PyText.str(v)));
       case "forceescape":
-        return new Py.Markup(escape(Py.str(v)));
+        return new Py.Markup(escape(PyText.str(v)));
       case "safe":
-        return v instanceof Py.Markup ? v : new Py.Markup(Py.str(v));
+        return v instanceof Py.Markup ? v : new Py.Markup(PyText.str(v));
       case "striptags":
         {
-          String t = Py.str(v).replaceAll("(?s)<!--.*?-->", "").replaceAll("(?s)<.*?>", "");
+          String t = PyText.str(v).replaceAll("(?s)<!--.*?-->", "").replaceAll("(?s)<.*?>", "");
           String joined =
               String.join(" ", PyString.split(t, null, -1).stream().map(o -> (String) o).toList());
           return unescapeHtml(joined);
@@ -523,12 +525,12 @@ final class Filters {
         return fileSize(v, Py.truthy(a.get(0, "binary", false)));
       case "wordwrap":
         return wordwrap(
-            Py.str(v),
+            PyText.str(v),
             (int) a.integer(0, "width", 79),
             Py.truthy(a.get(1, "break_long_words", true)),
-            a.get(2, "wrapstring", null) == null ? "\n" : Py.str(a.get(2, "wrapstring", null)));
+            a.get(2, "wrapstring", null) == null ? "\n" : PyText.str(a.get(2, "wrapstring", null)));
       case "pprint":
-        return Py.repr(v);
+        return PyText.repr(v);
       default:
         throw TemplateException.runtime("No filter named '" + name + "'.");
     }
@@ -589,7 +591,7 @@ final class Filters {
   }
 
   private static String fileSize(Object v, boolean binary) {
-    double bytes = Py.toDouble(toFloat(v, 0.0));
+    double bytes = PyOps.toDouble(toFloat(v, 0.0));
     int base = binary ? 1024 : 1000;
     String[] prefixes =
         binary
@@ -662,7 +664,7 @@ final class Filters {
   }
 
   private static int pyCompare(Object a, Object b) {
-    int c = Py.compare(a, b, "<");
+    int c = PyOps.compare(a, b, "<");
     return Integer.signum(c);
   }
 
@@ -681,7 +683,7 @@ final class Filters {
     }
     Object v = item;
     for (Object p : parts) {
-      v = Py.getitem(v, p);
+      v = PyAccess.getitem(v, p);
     }
     if (dflt != null && v instanceof Py.Undefined) {
       return dflt;
@@ -736,7 +738,7 @@ final class Filters {
         return parseInt(s, (int) base);
       }
       if (Py.isInt(v)) {
-        return Py.norm(Py.toBig(v));
+        return PyOps.norm(PyOps.toBig(v));
       }
       if (v instanceof Double d) {
         return truncate(d);
@@ -756,7 +758,7 @@ final class Filters {
       throw TemplateException.runtime(
           "cannot convert float " + PyFormat.floatRepr(d) + " to integer");
     }
-    return Py.norm(new BigDecimal(d).toBigInteger());
+    return PyOps.norm(new BigDecimal(d).toBigInteger());
   }
 
   private static Object parseInt(String s, int base) {
@@ -778,7 +780,7 @@ final class Filters {
     } else if (base == 0) {
       base = 10;
     }
-    return Py.norm(new BigInteger(sign + t, base));
+    return PyOps.norm(new BigInteger(sign + t, base));
   }
 
   private static Object toFloat(Object v, Object dflt) {
@@ -786,7 +788,7 @@ final class Filters {
       return v;
     }
     if (Py.isNumber(v)) {
-      return Py.toDouble(v);
+      return PyOps.toDouble(v);
     }
     if (v instanceof String s) {
       String t =

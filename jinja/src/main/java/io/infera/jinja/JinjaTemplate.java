@@ -126,14 +126,14 @@ public final class JinjaTemplate {
         (Py.Callable)
             (args, kw) -> {
               Object msg = args.isEmpty() ? kw.get("message") : args.get(0);
-              throw new TemplateException(TemplateException.Kind.RAISED, Py.str(msg));
+              throw new TemplateException(TemplateException.Kind.RAISED, PyText.str(msg));
             });
     g.put(
         "strftime_now",
         (Py.Callable)
             (args, kw) ->
                 Strftime.format(
-                    Py.str(args.isEmpty() ? kw.get("format") : args.get(0)),
+                    PyText.str(args.isEmpty() ? kw.get("format") : args.get(0)),
                     LocalDateTime.now(clock)));
     g.put(
         "range",
@@ -143,12 +143,12 @@ public final class JinjaTemplate {
               long stop;
               long step = 1;
               if (args.size() == 1) {
-                stop = Py.toLong(args.get(0));
+                stop = PyOps.toLong(args.get(0));
               } else if (args.size() >= 2) {
-                start = Py.toLong(args.get(0));
-                stop = Py.toLong(args.get(1));
+                start = PyOps.toLong(args.get(0));
+                stop = PyOps.toLong(args.get(1));
                 if (args.size() > 2) {
-                  step = Py.toLong(args.get(2));
+                  step = PyOps.toLong(args.get(2));
                 }
               } else {
                 throw TemplateException.runtime("range expected at least 1 argument, got 0");
@@ -180,7 +180,7 @@ public final class JinjaTemplate {
             (args, kw) -> {
               Py.Namespace ns = new Py.Namespace();
               if (!args.isEmpty() && args.get(0) instanceof Map<?, ?> src) {
-                src.forEach((k, v) -> ns.attrs.put(Py.str(k), v));
+                src.forEach((k, v) -> ns.attrs.put(PyText.str(k), v));
               }
               ns.attrs.putAll(kw);
               return ns;
@@ -191,7 +191,9 @@ public final class JinjaTemplate {
         (Py.Callable)
             (args, kw) -> {
               String sep =
-                  args.isEmpty() ? Py.str(kw.getOrDefault("sep", ", ")) : Py.str(args.get(0));
+                  args.isEmpty()
+                      ? PyText.str(kw.getOrDefault("sep", ", "))
+                      : PyText.str(args.get(0));
               boolean[] used = {false};
               return (Py.Callable)
                   (a2, k2) -> {

@@ -165,7 +165,7 @@ final class Methods {
       if (v instanceof Py.Undefined u) {
         throw u.fail();
       }
-      throw TemplateException.runtime(fn + "() argument must be str, not " + Py.typeName(v));
+      throw TemplateException.runtime(fn + "() argument must be str, not " + PyText.typeName(v));
     }
 
     String optString(int i, String name) {
@@ -180,12 +180,12 @@ final class Methods {
         throw u.fail();
       }
       throw TemplateException.runtime(
-          fn + "() argument must be str or None, not " + Py.typeName(v));
+          fn + "() argument must be str or None, not " + PyText.typeName(v));
     }
 
     long integer(int i, String name, long dflt) {
       Object v = get(i, name, dflt);
-      return v == null ? dflt : Py.toLong(v);
+      return v == null ? dflt : PyOps.toLong(v);
     }
 
     void atMost(int n) {
@@ -234,13 +234,13 @@ final class Methods {
           Object start = a.get(1, null, null);
           Object end = a.get(2, null, null);
           if (start != null || end != null) {
-            sub = (String) Py.slice(s, start, end, null);
+            sub = (String) PyAccess.slice(s, start, end, null);
           }
           List<Object> options = prefix instanceof Py.Tuple t ? t.items() : List.of(prefix);
           for (Object o : options) {
             if (!(o instanceof String p)) {
               throw TemplateException.runtime(
-                  name + " first arg must be str or a tuple of str, not " + Py.typeName(o));
+                  name + " first arg must be str or a tuple of str, not " + PyText.typeName(o));
             }
             if (name.equals("startswith") ? sub.startsWith(p) : sub.endsWith(p)) {
               return true;
@@ -270,7 +270,7 @@ final class Methods {
           for (Object o : Py.iterate(a.required(0, "iterable"))) {
             if (!(o instanceof String item)) {
               throw TemplateException.runtime(
-                  "sequence item: expected str instance, " + Py.typeName(o) + " found");
+                  "sequence item: expected str instance, " + PyText.typeName(o) + " found");
             }
             if (!first) {
               sb.append(s);
@@ -285,7 +285,7 @@ final class Methods {
       case "format_map":
         {
           Map<String, Object> kw = new LinkedHashMap<>();
-          ((Map<?, ?>) a.required(0, "mapping")).forEach((k, v) -> kw.put(Py.str(k), v));
+          ((Map<?, ?>) a.required(0, "mapping")).forEach((k, v) -> kw.put(PyText.str(k), v));
           return PyFormat.format(s, List.of(), kw);
         }
       case "center":
@@ -378,8 +378,8 @@ final class Methods {
       case "get":
         {
           a.atMost(2);
-          Object k = Py.findKey(m, a.required(0, "key"));
-          return k == Py.NO_KEY ? a.get(1, null, null) : m.get(k);
+          Object k = PyOps.findKey(m, a.required(0, "key"));
+          return k == PyOps.NO_KEY ? a.get(1, null, null) : m.get(k);
         }
       case "items":
         {
@@ -415,7 +415,7 @@ final class Methods {
           Object x = a.required(0, "value");
           long n = 0;
           for (Object o : l) {
-            if (Py.eq(o, x)) {
+            if (PyOps.eq(o, x)) {
               n++;
             }
           }
@@ -425,11 +425,11 @@ final class Methods {
         {
           Object x = a.required(0, "value");
           for (int i = 0; i < l.size(); i++) {
-            if (Py.eq(l.get(i), x)) {
+            if (PyOps.eq(l.get(i), x)) {
               return (long) i;
             }
           }
-          throw TemplateException.runtime(Py.repr(x) + " is not in list");
+          throw TemplateException.runtime(PyText.repr(x) + " is not in list");
         }
       case "copy":
         return new ArrayList<Object>(l);

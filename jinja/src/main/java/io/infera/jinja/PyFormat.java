@@ -157,7 +157,7 @@ final class PyFormat {
     try {
       return percentUnchecked(fmt, args);
     } catch (NumberFormatException | IndexOutOfBoundsException e) {
-      throw TemplateException.runtime("invalid % format string " + Py.repr(fmt));
+      throw TemplateException.runtime("invalid % format string " + PyText.repr(fmt));
     }
   }
 
@@ -197,9 +197,9 @@ final class PyFormat {
               mapping == null ? "format requires a mapping" : "incomplete format key");
         }
         String key = fmt.substring(i + 1, close);
-        Object k = Py.findKey(mapping, key);
-        if (k == Py.NO_KEY) {
-          throw TemplateException.runtime("KeyError: " + Py.repr(key));
+        Object k = PyOps.findKey(mapping, key);
+        if (k == PyOps.NO_KEY) {
+          throw TemplateException.runtime("KeyError: " + PyText.repr(key));
         }
         value = mapping.get(k);
         haveValue = true;
@@ -212,7 +212,7 @@ final class PyFormat {
       }
       int width = -1;
       if (i < n && fmt.charAt(i) == '*') {
-        width = (int) Py.toLong(values.get(argi++));
+        width = (int) PyOps.toLong(values.get(argi++));
         i++;
       } else {
         int ws = i;
@@ -227,7 +227,7 @@ final class PyFormat {
       if (i < n && fmt.charAt(i) == '.') {
         i++;
         if (i < n && fmt.charAt(i) == '*') {
-          prec = (int) Py.toLong(values.get(argi++));
+          prec = (int) PyOps.toLong(values.get(argi++));
           i++;
         } else {
           int ps = i;
@@ -287,13 +287,13 @@ final class PyFormat {
     String body;
     boolean numeric = false;
     switch (conv) {
-      case 's' -> body = Py.str(v);
-      case 'r', 'a' -> body = Py.repr(v);
+      case 's' -> body = PyText.str(v);
+      case 'r', 'a' -> body = PyText.repr(v);
       case 'c' ->
           body =
               v instanceof String s
                   ? s
-                  : codePoint(v instanceof BigInteger b ? b : BigInteger.valueOf(Py.toLong(v)));
+                  : codePoint(v instanceof BigInteger b ? b : BigInteger.valueOf(PyOps.toLong(v)));
       case 'd', 'i', 'u' -> {
         numeric = true;
         body = intDigits(toIntegral(v, conv), 10, false, false);
@@ -354,7 +354,7 @@ final class PyFormat {
 
   private static BigInteger toIntegral(Object v, char conv) {
     if (Py.isInt(v)) {
-      return Py.toBig(v);
+      return PyOps.toBig(v);
     }
     if (v instanceof Double d) {
       if (conv == 'x' || conv == 'X' || conv == 'o') {
@@ -363,14 +363,14 @@ final class PyFormat {
       return new BigDecimal(d).toBigInteger();
     }
     throw TemplateException.runtime(
-        "%" + conv + " format: a real number is required, not " + Py.typeName(v));
+        "%" + conv + " format: a real number is required, not " + PyText.typeName(v));
   }
 
   private static double toFloat(Object v, char conv) {
     if (Py.isNumber(v)) {
-      return Py.toDouble(v);
+      return PyOps.toDouble(v);
     }
-    throw TemplateException.runtime("must be real number, not " + Py.typeName(v));
+    throw TemplateException.runtime("must be real number, not " + PyText.typeName(v));
   }
 
   private static String intDigits(BigInteger v, int radix, boolean upper, boolean alt) {
@@ -391,7 +391,7 @@ final class PyFormat {
     try {
       return formatUnchecked(fmt, args, kwargs);
     } catch (NumberFormatException | IndexOutOfBoundsException e) {
-      throw TemplateException.runtime("invalid format string " + Py.repr(fmt));
+      throw TemplateException.runtime("invalid format string " + PyText.repr(fmt));
     }
   }
 
@@ -460,7 +460,7 @@ final class PyFormat {
           value = args.get(idx);
         } else {
           if (!kwargs.containsKey(first)) {
-            throw TemplateException.runtime("KeyError: " + Py.repr(first));
+            throw TemplateException.runtime("KeyError: " + PyText.repr(first));
           }
           value = kwargs.get(first);
         }
@@ -471,7 +471,7 @@ final class PyFormat {
             while (e < rest.length() && rest.charAt(e) != '.' && rest.charAt(e) != '[') {
               e++;
             }
-            value = Py.getattr(value, rest.substring(1, e));
+            value = PyAccess.getattr(value, rest.substring(1, e));
             rest = rest.substring(e);
           } else {
             int e = rest.indexOf(']');
@@ -483,14 +483,14 @@ final class PyFormat {
                 key.chars().allMatch(Character::isDigit) && !key.isEmpty()
                     ? (Object) Long.parseLong(key)
                     : key;
-            value = Py.getitem(value, k);
+            value = PyAccess.getitem(value, k);
             rest = rest.substring(e + 1);
           }
         }
         if (conversion == 'r' || conversion == 'a') {
-          value = Py.repr(value);
+          value = PyText.repr(value);
         } else if (conversion == 's') {
-          value = Py.str(value);
+          value = PyText.str(value);
         }
         if (spec.contains("{")) {
           spec = formatUnchecked(spec, args, kwargs);
@@ -530,7 +530,7 @@ final class PyFormat {
   /** Python's {@code format(value, spec)} with the format-spec mini-language. */
   static String formatValue(Object value, String spec) {
     if (spec.isEmpty()) {
-      return Py.str(value);
+      return PyText.str(value);
     }
     int i = 0;
     String fill = " ";
@@ -588,14 +588,14 @@ final class PyFormat {
         throw TemplateException.runtime(
             "Unknown format code '" + type + "' for object of type 'str'");
       }
-      body = prec >= 0 && prec < Py.len(s) ? (String) Py.slice(s, 0L, (long) prec, null) : s;
+      body = prec >= 0 && prec < Py.len(s) ? (String) PyAccess.slice(s, 0L, (long) prec, null) : s;
       if (align == 0) {
         align = '<';
       }
     } else if (numeric) {
       boolean isFloat = value instanceof Double || "eEfFgG%".indexOf(type) >= 0;
       if (isFloat) {
-        double x = Py.toDouble(value);
+        double x = PyOps.toDouble(value);
         body =
             switch (type) {
               case 'f', 'F' -> fixed(x, prec < 0 ? 6 : prec);
@@ -605,7 +605,7 @@ final class PyFormat {
               default -> prec < 0 ? floatRepr(x) : general(x, prec, false, alt);
             };
       } else {
-        BigInteger v = Py.toBig(value);
+        BigInteger v = PyOps.toBig(value);
         body =
             switch (type) {
               case 'x' -> intDigits(v, 16, false, alt);
@@ -630,7 +630,7 @@ final class PyFormat {
         align = '>';
       }
     } else {
-      body = Py.str(value);
+      body = PyText.str(value);
       if (align == 0) {
         align = '<';
       }

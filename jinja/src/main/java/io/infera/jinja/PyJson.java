@@ -22,7 +22,7 @@ final class PyJson {
     if (indent instanceof String s) {
       indentStr = s;
     } else if (indent != null && Py.isInt(indent)) {
-      indentStr = PyString.repeat(" ", Py.toLong(indent));
+      indentStr = PyString.repeat(" ", PyOps.toLong(indent));
     }
     String itemSep = indentStr != null ? "," : ", ";
     String keySep = ": ";
@@ -95,7 +95,7 @@ final class PyJson {
         sb.append('}');
       } else {
         throw TemplateException.runtime(
-            "Object of type " + Py.typeName(v) + " is not JSON serializable");
+            "Object of type " + PyText.typeName(v) + " is not JSON serializable");
       }
     }
 
@@ -122,7 +122,7 @@ final class PyJson {
         return floatJson(d);
       }
       throw TemplateException.runtime(
-          "keys must be str, int, float, bool or None, not " + Py.typeName(k));
+          "keys must be str, int, float, bool or None, not " + PyText.typeName(k));
     }
 
     private void string(String s, StringBuilder sb) {

@@ -85,7 +85,7 @@ final class Renderer {
       emit(out, t.text());
     } else if (node instanceof Ast.Output o) {
       Object v = eval(o.expr(), scope);
-      emit(out, v instanceof String s ? s : Py.str(v));
+      emit(out, v instanceof String s ? s : PyText.str(v));
     } else if (node instanceof Ast.If i) {
       for (int k = 0; k < i.conditions().size(); k++) {
         if (Py.truthy(eval(i.conditions().get(k), scope))) {
@@ -109,7 +109,7 @@ final class Renderer {
       scope.vars.put(m.name(), new Macro(m.name(), m.params(), m.body(), scope));
     } else if (node instanceof Ast.CallBlock c) {
       Macro caller = new Macro("caller", c.params(), c.body(), scope);
-      out.append(Py.str(call(c.call(), scope, caller)));
+      out.append(PyText.str(call(c.call(), scope, caller)));
     } else if (node instanceof Ast.FilterBlock fb) {
       StringBuilder buf = new StringBuilder();
       exec(fb.body(), scope, buf);
@@ -117,7 +117,7 @@ final class Renderer {
       for (Ast.Filter f : fb.filters()) {
         v = applyFilter(f, v, scope);
       }
-      out.append(Py.str(v));
+      out.append(PyText.str(v));
     } else if (node instanceof Ast.With w) {
       Scope inner = new Scope(scope);
       List<Object> values = new ArrayList<>();
@@ -227,18 +227,18 @@ final class Renderer {
       return scope.lookup(n.name());
     }
     if (e instanceof Ast.GetAttr g) {
-      return Py.getattr(eval(g.object(), scope), g.attr());
+      return PyAccess.getattr(eval(g.object(), scope), g.attr());
     }
     if (e instanceof Ast.GetItem g) {
       Object obj = eval(g.object(), scope);
       if (g.key() instanceof Ast.SliceExpr s) {
-        return Py.slice(
+        return PyAccess.slice(
             obj,
             s.start() == null ? null : eval(s.start(), scope),
             s.stop() == null ? null : eval(s.stop(), scope),
             s.step() == null ? null : eval(s.step(), scope));
       }
-      return Py.getitem(obj, eval(g.key(), scope));
+      return PyAccess.getitem(obj, eval(g.key(), scope));
     }
     if (e instanceof Ast.Filter f) {
       return applyFilter(f, eval(f.value(), scope), scope);
@@ -275,16 +275,16 @@ final class Renderer {
       return !Py.truthy(eval(n.operand(), scope));
     }
     if (e instanceof Ast.Binary b) {
-      return Py.arith(b.op(), eval(b.left(), scope), eval(b.right(), scope));
+      return PyOps.arith(b.op(), eval(b.left(), scope), eval(b.right(), scope));
     }
     if (e instanceof Ast.Unary u) {
       Object v = eval(u.operand(), scope);
-      return u.op().equals("-") ? Py.negate(v) : Py.plus(v);
+      return u.op().equals("-") ? PyOps.negate(v) : PyOps.plus(v);
     }
     if (e instanceof Ast.Concat c) {
       StringBuilder sb = new StringBuilder();
       for (Expr p : c.parts()) {
-        sb.append(Py.str(eval(p, scope)));
+        sb.append(PyText.str(eval(p, scope)));
       }
       return sb.toString();
     }
@@ -315,8 +315,8 @@ final class Renderer {
       Map<Object, Object> out = new LinkedHashMap<>();
       for (int i = 0; i < d.keys().size(); i++) {
         Object k = eval(d.keys().get(i), scope);
-        Object existing = Py.findKey(out, k);
-        out.put(existing == Py.NO_KEY ? k : existing, eval(d.values().get(i), scope));
+        Object existing = PyOps.findKey(out, k);
+        out.put(existing == PyOps.NO_KEY ? k : existing, eval(d.values().get(i), scope));
       }
       return out;
     }
@@ -329,9 +329,9 @@ final class Renderer {
   private boolean compare(String op, Object a, Object b) {
     switch (op) {
       case "==":
-        return Py.eq(a, b);
+        return PyOps.eq(a, b);
       case "!=":
-        return !Py.eq(a, b);
+        return !PyOps.eq(a, b);
       case "in":
         return Py.contains(b, a);
       case "notin":
@@ -342,7 +342,7 @@ final class Renderer {
     if ((a instanceof Double x && Double.isNaN(x)) || (b instanceof Double y && Double.isNaN(y))) {
       return false;
     }
-    int c = Py.compare(a, b, op);
+    int c = PyOps.compare(a, b, op);
     return switch (op) {
       case "<" -> c < 0;
       case "<=" -> c <= 0;
@@ -361,7 +361,7 @@ final class Renderer {
       throw TemplateException.runtime("maximum recursion depth exceeded");
     }
     try {
-      return Py.call(callee, args.positional, args.keywords);
+      return PyAccess.call(callee, args.positional, args.keywords);
     } finally {
       depth--;
     }
@@ -396,7 +396,7 @@ final class Renderer {
       if (!(m instanceof Map<?, ?> map)) {
         throw TemplateException.runtime("argument after ** must be a mapping");
       }
-      map.forEach((k, v) -> out.keywords.put(Py.str(k), v));
+      map.forEach((k, v) -> out.keywords.put(PyText.str(k), v));
     }
     return out;
   }
@@ -504,7 +504,7 @@ final class Renderer {
             (Py.Callable)
                 (args, kw) -> {
                   Object now = new Py.Tuple(args);
-                  if (lastChanged == NOTHING || !Py.eq(now, lastChanged)) {
+                  if (lastChanged == NOTHING || !PyOps.eq(now, lastChanged)) {
                     lastChanged = now;
                     return true;
                   }

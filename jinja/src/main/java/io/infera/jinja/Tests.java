@@ -97,36 +97,36 @@ final class Tests {
       case "escaped":
         return v instanceof Py.Markup;
       case "lower":
-        return PyString.isLower(Py.str(v));
+        return PyString.isLower(PyText.str(v));
       case "upper":
-        return PyString.isUpper(Py.str(v));
+        return PyString.isUpper(PyText.str(v));
       case "even":
-        return Py.eq(Py.arith("%", v, 2L), 0L);
+        return PyOps.eq(PyOps.arith("%", v, 2L), 0L);
       case "odd":
-        return Py.eq(Py.arith("%", v, 2L), 1L);
+        return PyOps.eq(PyOps.arith("%", v, 2L), 1L);
       case "divisibleby":
-        return Py.eq(Py.arith("%", v, arg(args, kw, 0, "num")), 0L);
+        return PyOps.eq(PyOps.arith("%", v, arg(args, kw, 0, "num")), 0L);
       case "eq":
       case "equalto":
       case "==":
-        return Py.eq(v, arg(args, kw, 0, "other"));
+        return PyOps.eq(v, arg(args, kw, 0, "other"));
       case "ne":
       case "!=":
-        return !Py.eq(v, arg(args, kw, 0, "other"));
+        return !PyOps.eq(v, arg(args, kw, 0, "other"));
       case "lt":
       case "lessthan":
       case "<":
-        return Py.compare(v, arg(args, kw, 0, "other"), "<") < 0;
+        return PyOps.compare(v, arg(args, kw, 0, "other"), "<") < 0;
       case "le":
       case "<=":
-        return Py.compare(v, arg(args, kw, 0, "other"), "<=") <= 0;
+        return PyOps.compare(v, arg(args, kw, 0, "other"), "<=") <= 0;
       case "gt":
       case "greaterthan":
       case ">":
-        return Py.compare(v, arg(args, kw, 0, "other"), ">") > 0;
+        return PyOps.compare(v, arg(args, kw, 0, "other"), ">") > 0;
       case "ge":
       case ">=":
-        return Py.compare(v, arg(args, kw, 0, "other"), ">=") >= 0;
+        return PyOps.compare(v, arg(args, kw, 0, "other"), ">=") >= 0;
       case "in":
         return Py.contains(arg(args, kw, 0, "seq"), v);
       case "sameas":
@@ -136,7 +136,7 @@ final class Tests {
             return v == null ? o == null : v.equals(o);
           }
           return v == o
-              || (Py.isInt(v) && Py.isInt(o) && Py.eq(v, o) && Math.abs(Py.toLong(v)) <= 256);
+              || (Py.isInt(v) && Py.isInt(o) && PyOps.eq(v, o) && Math.abs(PyOps.toLong(v)) <= 256);
         }
       case "filter":
         return v instanceof String s && Filters.NAMES.contains(s);

@@ -9,9 +9,10 @@
  * <p>Flow: {@link io.infera.jinja.JinjaTemplate#parse} → {@link io.infera.jinja.Lexer} (whitespace
  * control applied to text) → {@link io.infera.jinja.Parser} (an immutable AST, {@link
  * io.infera.jinja.Ast}); {@link io.infera.jinja.JinjaTemplate#render} → {@link
- * io.infera.jinja.Renderer} over Python-semantics values ({@link io.infera.jinja.Py}). Every
- * failure is a {@link io.infera.jinja.TemplateException} whose kind mirrors Jinja2's exception
- * types. A parsed {@link io.infera.jinja.JinjaTemplate} is immutable and thread-safe; each render
- * has its own state.
+ * io.infera.jinja.Renderer} over Python-semantics values ({@link io.infera.jinja.Py}, with {@link
+ * io.infera.jinja.PyText}, {@link io.infera.jinja.PyOps} and {@link io.infera.jinja.PyAccess}).
+ * Every failure is a {@link io.infera.jinja.TemplateException} whose kind mirrors Jinja2's
+ * exception types. A parsed {@link io.infera.jinja.JinjaTemplate} is immutable and thread-safe;
+ * each render has its own state.
  */
 package io.infera.jinja;

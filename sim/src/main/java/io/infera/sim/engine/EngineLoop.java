@@ -18,6 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,8 @@ final class EngineLoop implements KvEventListener {
   private final EngineCore core;
   private final LinkedBlockingQueue<Runnable> inbox = new LinkedBlockingQueue<>();
   private final Thread thread;
-  private final long originNanos = System.nanoTime();
+  private final LongSupplier nanoTime;
+  private final long originNanos;
 
   // Loop-thread state.
   private final Map<String, RequestSink> sinks = new HashMap<>();
@@ -68,6 +70,15 @@ final class EngineLoop implements KvEventListener {
    * @param publisher this rank's publisher, or null when events are off
    */
   EngineLoop(int rank, EngineOptions o, KvEventPublisher publisher) {
+    this(rank, o, publisher, System::nanoTime);
+  }
+
+  /**
+   * @param nanoTime the wall clock the engine clock runs {@code speedup} times faster than
+   */
+  EngineLoop(int rank, EngineOptions o, KvEventPublisher publisher, LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
+    this.originNanos = nanoTime.getAsLong();
     this.rank = rank;
     this.flavor = o.flavor();
     this.speedup = o.speedup();
@@ -123,7 +134,7 @@ final class EngineLoop implements KvEventListener {
 
   /** The engine clock: real time since this loop was created, × speedup, in ms. */
   double nowMs() {
-    return (System.nanoTime() - originNanos) / 1e6 * speedup;
+    return (nanoTime.getAsLong() - originNanos) / 1e6 * speedup;
   }
 
   /** Queues a request; its results go to {@code sink}. Any thread. */
@@ -249,7 +260,7 @@ final class EngineLoop implements KvEventListener {
   private void sleepUntil(double virtualMs) {
     long deadline = originNanos + (long) (virtualMs / speedup * 1e6);
     long left;
-    while ((left = deadline - System.nanoTime()) > 0 && running) {
+    while ((left = deadline - nanoTime.getAsLong()) > 0 && running) {
       LockSupport.parkNanos(left);
     }
   }

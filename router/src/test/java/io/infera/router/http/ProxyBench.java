@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       conversation it has seen (prefix reuse).
  * </ol>
  *
- * Run: {@code ./mvnw -B -q -pl router test-compile exec:exec -Dexec.executable=java
+ * Run: {@code ./mvnw -B -q -pl router -am test-compile exec:exec -Dexec.executable=java
  * -Dexec.classpathScope=test -Dexec.args="-cp %classpath io.infera.router.http.ProxyBench"}. The
  * stub engine and the load generator share the machine's two cores with the router.
  */

@@ -37,7 +37,7 @@ import java.util.concurrent.locks.LockSupport;
  * batch's application in a router's index (the router's NATS transport consuming the stream,
  * decoding and applying each batch), p50/p99/p99.9/max.
  *
- * <p>Run: {@code ./mvnw -B -q -pl router test-compile exec:exec -Dexec.executable=java
+ * <p>Run: {@code ./mvnw -B -q -pl router -am test-compile exec:exec -Dexec.executable=java
  * -Dexec.classpathScope=test -Dexec.args="-cp %classpath io.infera.router.relay.RelayBench [rate]
  * [seconds]"} (add {@code -Drelaybench.jvmArgs="..."} before {@code -cp} to pass JVM flags to the
  * relay, e.g. a flight recording). The engine, nats-server, the consumer and the relay share the

@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  *       start to warm (connect, read, decode and seed).
  * </ol>
  *
- * Run: {@code ./mvnw -B -q -pl router test-compile exec:exec -Dexec.executable=java
+ * Run: {@code ./mvnw -B -q -pl router -am test-compile exec:exec -Dexec.executable=java
  * -Dexec.classpathScope=test -Dexec.args="-Xmx2g -cp %classpath
  * io.infera.router.events.nats.NatsTransportBench [blocks] [perBatch] [workers] [rounds]"}.
  * Defaults: 1 million blocks, 16 per batch, 8 workers, 3 rounds (the first warms the JIT). The

@@ -9,10 +9,19 @@ public final class Defaults {
   /** Engine HTTP port (OpenAI API, /health, /tokenize); the RouterConfig's pool port. */
   public static final int ENGINE_PORT = 8000;
 
-  /** Engine KV-event ZMQ PUB and replay ROUTER ports; only the relay on localhost uses them. */
+  /**
+   * Engine KV-event ZMQ PUB base port; only the relay on localhost uses it. vLLM and SGLang bind
+   * data-parallel rank r at base + r (their publishers' {@code offset_endpoint_port}), so rank r of
+   * a pool with {@code dataParallelSize} n uses 5557 .. 5557 + n - 1.
+   */
   public static final int ZMQ_PORT = 5557;
 
-  public static final int REPLAY_PORT = 5558;
+  /**
+   * Replay ROUTER base port, again + rank. It sits 100 above the PUB base, more than {@link
+   * io.infera.operator.api.v1alpha1.Rules#MAX_DATA_PARALLEL_SIZE}, so no PUB rank meets a replay
+   * rank; both ranges also miss vLLM's NIXL side channel (5600 + rank) and its P2P port (5710).
+   */
+  public static final int REPLAY_PORT = ZMQ_PORT + 100;
 
   /** ZMQ topic of KV events (docs/contracts.md, "KV-event wire formats"). */
   public static final String KV_EVENTS_TOPIC = "kv-events";

@@ -91,7 +91,7 @@ public final class DesiredPool {
         .withNodeSelector(pool.nodeSelector().isEmpty() ? null : new TreeMap<>(pool.nodeSelector()))
         .withTolerations(
             pool.tolerations().stream().map(t -> new TolerationBuilder(t).build()).toList())
-        .withContainers(engineContainer(in, pool), RelaySidecar.container(in))
+        .withContainers(engineContainer(in, pool), RelaySidecar.container(in, pool))
         .withVolumes(volumes)
         .endSpec()
         .endTemplate()
@@ -119,7 +119,7 @@ public final class DesiredPool {
   /** SGLang's prefill bootstrap server (the router's hand-over sends decode workers there). */
   public static final int SGLANG_BOOTSTRAP_PORT = 8998;
 
-  /** vLLM's NIXL side channel (kv_transfer_params.remote_port). */
+  /** vLLM's NIXL side channel of rank 0 (kv_transfer_params.remote_port); rank r at + r. */
   public static final int VLLM_NIXL_SIDE_CHANNEL_PORT = 5600;
 
   /**
@@ -137,7 +137,14 @@ public final class DesiredPool {
           role == io.infera.operator.api.v1alpha1.PoolRole.PREFILL
               ? List.of(port("bootstrap", SGLANG_BOOTSTRAP_PORT))
               : List.of();
-      case VLLM -> List.of(port("nixl", VLLM_NIXL_SIDE_CHANNEL_PORT));
+      case VLLM -> {
+        // vLLM offsets the side channel by the data-parallel rank, as it does the KV-event ports.
+        List<io.fabric8.kubernetes.api.model.ContainerPort> ports = new ArrayList<>();
+        for (int r = 0; r < pool.dataParallelSize(); r++) {
+          ports.add(port(r == 0 ? "nixl" : "nixl-" + r, VLLM_NIXL_SIDE_CHANNEL_PORT + r));
+        }
+        yield List.copyOf(ports);
+      }
       default -> List.of();
     };
   }

@@ -98,6 +98,10 @@ public final class DesiredRouterConfig {
       pool.put("service", Names.pool(in.name(), p.name()));
       pool.put("port", Defaults.ENGINE_PORT);
       pool.put("zmqPort", Defaults.ZMQ_PORT);
+      if (p.dataParallelSize() > 1) {
+        // Omitted at the router's default 1; the router then expects one rank per port + r.
+        pool.put("dpSize", p.dataParallelSize());
+      }
       pools.add(pool);
     }
     Map<String, Object> discovery = new LinkedHashMap<>();

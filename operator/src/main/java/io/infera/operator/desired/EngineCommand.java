@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infera.operator.api.v1alpha1.Engine;
+import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.desired.RenderInputs.PoolSettings;
 import io.infera.operator.validation.Violation;
@@ -30,13 +31,6 @@ import java.util.Set;
 public record EngineCommand(List<String> command, List<String> args) {
 
   /** vLLM's {@code --kv-events-config}: ZMQ PUB + replay on the ports the relay reads. */
-  /**
-   * vLLM prefill/decode pools: NIXL moves the KV; the router does the hand-over (a one-token
-   * prefill whose {@code kv_transfer_params} go to the decode worker).
-   */
-  public static final String VLLM_KV_TRANSFER_CONFIG =
-      "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}";
-
   public static final String VLLM_KV_EVENTS_CONFIG =
       "{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:"
           + Defaults.ZMQ_PORT
@@ -56,12 +50,24 @@ public record EngineCommand(List<String> command, List<String> args) {
           + Defaults.KV_EVENTS_TOPIC
           + "\"}";
 
+  /** Where {@code dataParallelSize} comes from, for messages. */
+  private static final String DP_SOURCE = "spec.pools[].dataParallelSize";
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> FALSE_VALUES = Set.of("false", "0", "no", "off");
 
   public EngineCommand {
     command = List.copyOf(command);
     args = List.copyOf(args);
+  }
+
+  /**
+   * vLLM prefill/decode pools' {@code --kv-transfer-config}: NIXL moves the KV, the router does the
+   * hand-over (a one-token prefill whose {@code kv_transfer_params} go to the decode worker). The
+   * role is the pool's ({@link KvTransferRole#forPool}) unless {@code kvTransferRole} overrides it.
+   */
+  public static String vllmKvTransferConfig(KvTransferRole role) {
+    return "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"" + role.value() + "\"}";
   }
 
   /** How the operator owns a flag. */
@@ -98,7 +104,7 @@ public record EngineCommand(List<String> command, List<String> args) {
       }
       default -> throw new IllegalStateException("unknown engine " + in.engine());
     }
-    for (Owned o : owned(in, pool.role()).values()) {
+    for (Owned o : owned(in, pool).values()) {
       if (!o.emitted()) {
         continue;
       }
@@ -118,12 +124,12 @@ public record EngineCommand(List<String> command, List<String> args) {
    * @param field the pool's args field, e.g. {@code spec.pools[1].args}
    */
   public static List<Violation> contradictions(RenderInputs in, PoolSettings pool, String field) {
-    Map<String, Owned> owned = owned(in, pool.role());
+    Map<String, Owned> owned = owned(in, pool);
     List<Violation> out = new ArrayList<>();
     List<String> args = pool.args();
     for (int i = 0; i < args.size(); i++) {
       String token = args.get(i).strip();
-      if (!token.startsWith("--")) {
+      if (!isFlag(token)) {
         continue;
       }
       String name = token;
@@ -179,11 +185,14 @@ public record EngineCommand(List<String> command, List<String> args) {
     return out;
   }
 
-  /** The flags the operator owns for {@code role} on the deployment's engine, in emit order. */
-  private static Map<String, Owned> owned(RenderInputs in, PoolRole role) {
+  /** The flags the operator owns for {@code pool} on the deployment's engine, in emit order. */
+  private static Map<String, Owned> owned(RenderInputs in, PoolSettings pool) {
+    PoolRole role = pool.role();
     String page = Integer.toString(in.pageSize());
     String port = Integer.toString(Defaults.ENGINE_PORT);
     String pd = role == PoolRole.MIXED ? "null" : role.value();
+    String dp = Integer.toString(pool.dataParallelSize());
+    boolean dataParallel = pool.dataParallelSize() > 1;
     Map<String, Owned> m = new LinkedHashMap<>();
     Engine e = in.engine();
     switch (e) {
@@ -191,17 +200,42 @@ public record EngineCommand(List<String> command, List<String> args) {
         put(m, "--port", Kind.VALUE, port, true, "the engine port the router and probes use");
         put(m, "--block-size", Kind.VALUE, page, true, "spec.pageSize");
         put(m, "--enable-prefix-caching", Kind.SWITCH, null, true, "KV-aware routing");
+        put(
+            m,
+            "--enable-prompt-tokens-details",
+            Kind.SWITCH,
+            null,
+            true,
+            "usage.prompt_tokens_details.cached_tokens in every answer");
         put(m, "--kv-events-config", Kind.VALUE, VLLM_KV_EVENTS_CONFIG, true, "the relay sidecar");
+        // Ranks offset the KV-event ports (vLLM's offset_endpoint_port); the relay reads them all.
+        put(m, "--data-parallel-size", Kind.VALUE, dp, dataParallel, DP_SOURCE);
+        alias(m, "-dp", "--data-parallel-size");
+        put(m, "--data-parallel-size-local", Kind.VALUE, dp, false, DP_SOURCE);
+        alias(m, "-dpl", "--data-parallel-size-local");
+        String onePod =
+            "but every data-parallel rank of a worker runs in its pod (" + DP_SOURCE + ")";
+        put(m, "--data-parallel-rank", Kind.FORBIDDEN, null, false, onePod);
+        alias(m, "-dpn", "--data-parallel-rank");
+        put(m, "--data-parallel-start-rank", Kind.FORBIDDEN, null, false, onePod);
+        alias(m, "-dpr", "--data-parallel-start-rank");
         if (role != PoolRole.MIXED) {
           put(
               m,
               "--kv-transfer-config",
               Kind.VALUE,
-              VLLM_KV_TRANSFER_CONFIG,
+              vllmKvTransferConfig(pool.kvTransferRole()),
               true,
-              "the pool's role: the router's prefill/decode hand-over");
+              "the pool's role and spec.pools[].kvTransferRole: the router's prefill/decode"
+                  + " hand-over");
         }
         put(m, "--model", Kind.VALUE, in.model(), false, "spec.model");
+        putIfAbsent(
+            m,
+            "--no-enable-prompt-tokens-details",
+            Kind.FORBIDDEN,
+            null,
+            "but the operator reports cached prompt tokens (usage.prompt_tokens_details)");
       }
       case SGLANG -> {
         put(m, "--model-path", Kind.VALUE, in.model(), true, "spec.model");
@@ -215,7 +249,46 @@ public record EngineCommand(List<String> command, List<String> args) {
             SGLANG_KV_EVENTS_CONFIG,
             true,
             "the relay sidecar");
+        put(
+            m,
+            "--enable-cache-report",
+            Kind.SWITCH,
+            null,
+            true,
+            "usage.prompt_tokens_details.cached_tokens in every answer");
         put(m, "--disaggregation-mode", Kind.VALUE, pd, role != PoolRole.MIXED, "the pool's role");
+        if (role == PoolRole.DECODE) {
+          if (pool.decodeRadixCache()) {
+            put(
+                m,
+                "--disaggregation-decode-enable-radix-cache",
+                Kind.SWITCH,
+                null,
+                true,
+                "the decode pool's KV events (spec.pools[].decodeRadixCache)");
+          } else {
+            put(
+                m,
+                "--disaggregation-decode-enable-radix-cache",
+                Kind.FORBIDDEN,
+                null,
+                false,
+                "but spec.pools[].decodeRadixCache is false");
+          }
+        }
+        // Pure data parallelism: SGLang offsets each replica's KV-event ports by its dp rank.
+        put(m, "--dp-size", Kind.VALUE, dp, dataParallel, DP_SOURCE);
+        alias(m, "--data-parallel-size", "--dp-size");
+        alias(m, "--dp", "--dp-size");
+        // Attention-DP ranks are offset by their attention rank instead; with dp-size > 1 as well
+        // the replicas' ports would meet, so the operator does not let args change that layout.
+        String attention =
+            "but the relay reads "
+                + DP_SOURCE
+                + " KV-event ranks; for attention data parallelism set dataParallelSize and add"
+                + " --enable-dp-attention";
+        put(m, "--attn-dp-size", Kind.FORBIDDEN, null, false, attention);
+        alias(m, "--attention-data-parallel-size", "--attn-dp-size");
         put(m, "--model", Kind.VALUE, in.model(), false, "spec.model");
       }
       case SIM -> {
@@ -237,6 +310,7 @@ public record EngineCommand(List<String> command, List<String> args) {
             "the relay sidecar");
         put(m, "--block-size", Kind.VALUE, page, true, "spec.pageSize");
         put(m, "--model", Kind.VALUE, in.model(), true, "spec.model");
+        put(m, "--dp-size", Kind.VALUE, dp, dataParallel, DP_SOURCE);
       }
       default -> throw new IllegalStateException("unknown engine " + e);
     }
@@ -275,6 +349,20 @@ public record EngineCommand(List<String> command, List<String> args) {
   private static void putIfAbsent(
       Map<String, Owned> m, String flag, Kind kind, String value, String source) {
     m.putIfAbsent(flag, new Owned(flag, kind, value, false, source));
+  }
+
+  /** Another spelling the engine's parser accepts for {@code flag}; defended, never emitted. */
+  private static void alias(Map<String, Owned> m, String alias, String flag) {
+    Owned o = m.get(flag);
+    m.put(alias, new Owned(o.flag(), o.kind(), o.value(), false, o.source()));
+  }
+
+  /** {@code --long} or {@code -short} (vLLM's {@code -dp}), not a negative number. */
+  private static boolean isFlag(String token) {
+    return token.length() > 1
+        && token.charAt(0) == '-'
+        && !Character.isDigit(token.charAt(1))
+        && token.charAt(1) != '.';
   }
 
   private static boolean sameValue(String given, String derived) {

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * Default images, in one place; each is overridable from the spec ({@code spec.image}, a pool's
@@ -16,7 +17,16 @@ import java.util.Properties;
  */
 public final class Images {
 
-  private static final Properties BUILD = readBuild();
+  private static final Properties BUILD = read("version.properties", "version", "registry", "tag");
+
+  /**
+   * The engine releases this project is proven against ({@code build/engines.properties}, copied
+   * onto the classpath by the build): the conformance tests load these wheels' own code.
+   */
+  private static final Properties ENGINES = read("engines.properties", "vllm", "sglang");
+
+  /** An upstream release number such as {@code 0.33.0} or {@code 0.5.4.post1}. */
+  private static final Pattern RELEASE = Pattern.compile("[0-9]+(\\.[0-9]+)+(\\.post[0-9]+)?");
 
   /** The operator's version. */
   public static final String INFERA_VERSION = BUILD.getProperty("version");
@@ -32,8 +42,12 @@ public final class Images {
   public static final String ROUTER = INFERA_REGISTRY + "/infera-router:" + INFERA_TAG;
   public static final String SIM = INFERA_REGISTRY + "/infera-sim:" + INFERA_TAG;
   public static final String NATS = "nats:2.10-alpine";
-  public static final String VLLM = "vllm/vllm-openai:v0.11.0";
-  public static final String SGLANG = "lmsysorg/sglang:v0.5.3";
+
+  /** vLLM's OpenAI server image, tagged {@code v<release>} by vLLM's release pipeline. */
+  public static final String VLLM = "vllm/vllm-openai:v" + release("vllm");
+
+  /** SGLang's image, tagged {@code v<release>} (its CUDA 13 build) by SGLang's release workflow. */
+  public static final String SGLANG = "lmsysorg/sglang:v" + release("sglang");
 
   private Images() {}
 
@@ -46,22 +60,29 @@ public final class Images {
     };
   }
 
-  private static Properties readBuild() {
+  private static String release(String engine) {
+    String v = ENGINES.getProperty(engine).strip();
+    if (!RELEASE.matcher(v).matches()) {
+      throw new IllegalStateException("engines.properties: " + engine + "=" + v + " is no release");
+    }
+    return v;
+  }
+
+  private static Properties read(String file, String... keys) {
     Properties p = new Properties();
-    try (InputStream in =
-        Images.class.getResourceAsStream("/io/infera/operator/version.properties")) {
+    String resource = "/io/infera/operator/" + file;
+    try (InputStream in = Images.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException(
-            "io/infera/operator/version.properties is not on the classpath");
+        throw new IllegalStateException(resource.substring(1) + " is not on the classpath");
       }
       p.load(in);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    for (String key : new String[] {"version", "registry", "tag"}) {
+    for (String key : keys) {
       String v = p.getProperty(key);
       if (v == null || v.isBlank() || v.contains("${")) {
-        throw new IllegalStateException("version.properties has no resolved " + key + ": " + v);
+        throw new IllegalStateException(file + " has no resolved " + key + ": " + v);
       }
     }
     return p;

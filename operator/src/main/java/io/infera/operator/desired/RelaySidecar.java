@@ -3,6 +3,8 @@ package io.infera.operator.desired;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.infera.operator.desired.RenderInputs.PoolSettings;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -20,37 +22,49 @@ public final class RelaySidecar {
 
   private RelaySidecar() {}
 
-  /** The relay's command-line arguments (the router image's entrypoint is infera-router). */
-  public static List<String> args(RenderInputs in) {
-    return List.of(
-        "relay",
-        "--zmq",
-        "tcp://127.0.0.1:" + Defaults.ZMQ_PORT,
-        "--replay",
-        "tcp://127.0.0.1:" + Defaults.REPLAY_PORT,
-        "--nats",
-        in.natsUrl(),
-        "--worker-id",
-        "$(POD_NAME)",
-        "--engine",
-        in.engine().eventFormat(),
-        "--block-size",
-        Integer.toString(in.pageSize()),
-        "--subject-prefix",
-        in.nats().subjectPrefix(),
-        "--stream",
-        in.nats().stream(),
-        "--snapshot-bucket",
-        in.nats().snapshotBucket(),
-        "--http-port",
-        Integer.toString(Defaults.RELAY_HTTP_PORT));
+  /**
+   * The relay's command-line arguments for a worker of {@code pool} (the router image's entrypoint
+   * is infera-router). {@code --dp-size} (the pool's {@code dataParallelSize}, omitted at the
+   * relay's default 1) makes it read rank r on both base ports + r, as the engine binds them.
+   */
+  public static List<String> args(RenderInputs in, PoolSettings pool) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "relay",
+                "--zmq",
+                "tcp://127.0.0.1:" + Defaults.ZMQ_PORT,
+                "--replay",
+                "tcp://127.0.0.1:" + Defaults.REPLAY_PORT,
+                "--nats",
+                in.natsUrl(),
+                "--worker-id",
+                "$(POD_NAME)",
+                "--engine",
+                in.engine().eventFormat(),
+                "--block-size",
+                Integer.toString(in.pageSize()),
+                "--subject-prefix",
+                in.nats().subjectPrefix(),
+                "--stream",
+                in.nats().stream(),
+                "--snapshot-bucket",
+                in.nats().snapshotBucket(),
+                "--http-port",
+                Integer.toString(Defaults.RELAY_HTTP_PORT)));
+    if (pool.dataParallelSize() > 1) {
+      args.add("--dp-size");
+      args.add(Integer.toString(pool.dataParallelSize()));
+    }
+    return List.copyOf(args);
   }
 
-  public static Container container(RenderInputs in) {
+  /** The relay container of a worker pod of {@code pool}. */
+  public static Container container(RenderInputs in, PoolSettings pool) {
     return new ContainerBuilder()
         .withName(Names.RELAY_CONTAINER)
         .withImage(in.router().image())
-        .withArgs(args(in))
+        .withArgs(args(in, pool))
         .withEnv(Common.podNameEnv(), Common.env("JAVA_TOOL_OPTIONS", Defaults.JAVA_TOOL_OPTIONS))
         .addNewPort()
         .withName(HTTP_PORT_NAME)

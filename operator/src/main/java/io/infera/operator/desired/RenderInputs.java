@@ -11,6 +11,7 @@ import io.infera.operator.api.v1alpha1.ComputeResources;
 import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
+import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.NatsSpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
@@ -98,12 +99,19 @@ public record RenderInputs(
   /**
    * One pool. {@code cpu}, {@code memory}, {@code sharedMemory} may be null (not set). Lists and
    * maps are defensive copies.
+   *
+   * @param dataParallelSize data-parallel ranks per worker, each with its own KV-event sockets
+   * @param kvTransferRole vLLM NixlConnector role, null on mixed pools
+   * @param decodeRadixCache SGLang decode pools: whether the decode-side radix cache is on
    */
   public record PoolSettings(
       String name,
       PoolRole role,
       int replicas,
       String image,
+      int dataParallelSize,
+      KvTransferRole kvTransferRole,
+      boolean decodeRadixCache,
       int gpu,
       String gpuType,
       Quantity cpu,
@@ -232,11 +240,15 @@ public record RenderInputs(
     PoolSpec dp = new PoolSpec();
     PoolResources res = or(p.getResources(), new PoolResources());
     PoolResources dr = new PoolResources();
+    PoolRole role = or(p.getRole(), dp.getRole());
     return new PoolSettings(
         p.getName(),
-        or(p.getRole(), dp.getRole()),
+        role,
         or(p.getReplicas(), dp.getReplicas()),
         or(p.getImage(), engineImage),
+        or(p.getDataParallelSize(), dp.getDataParallelSize()),
+        role == PoolRole.MIXED ? null : or(p.getKvTransferRole(), KvTransferRole.forPool(role)),
+        role == PoolRole.DECODE && or(p.getDecodeRadixCache(), true),
         or(res.getGpu(), dr.getGpu()),
         or(res.getGpuType(), dr.getGpuType()),
         copy(res.getCpu(), null),

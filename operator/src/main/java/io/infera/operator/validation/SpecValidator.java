@@ -4,8 +4,10 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.infera.operator.api.v1alpha1.ComputeResources;
+import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
+import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.NatsSpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
@@ -130,6 +132,31 @@ public final class SpecValidator {
       nats(s.getNats());
     }
     pools(s.getPools(), name);
+    engineSettings(s);
+  }
+
+  /** Pool fields that belong to one engine (the spec-level CEL rules). */
+  private void engineSettings(InferaDeploymentSpec s) {
+    if (s.getPools() == null) {
+      return;
+    }
+    Engine engine = s.getEngine() == null ? Engine.VLLM : s.getEngine();
+    boolean kvRole = false;
+    boolean radix = false;
+    for (PoolSpec p : s.getPools()) {
+      kvRole |= p != null && p.getKvTransferRole() != null;
+      radix |= p != null && p.getDecodeRadixCache() != null;
+    }
+    if (kvRole && engine != Engine.VLLM) {
+      add(
+          "spec.pools",
+          Rules.KV_TRANSFER_ROLE_VLLM_ONLY_MESSAGE + " (engine is " + engine.value() + ")");
+    }
+    if (radix && engine != Engine.SGLANG) {
+      add(
+          "spec.pools",
+          Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE + " (engine is " + engine.value() + ")");
+    }
   }
 
   private void router(RouterSpec r) {
@@ -256,6 +283,46 @@ public final class SpecValidator {
     }
     minZero(f + ".replicas", p.getReplicas());
     nonBlankIfSet(f + ".image", p.getImage());
+    Integer dp = p.getDataParallelSize();
+    if (dp != null && (dp < 1 || dp > Rules.MAX_DATA_PARALLEL_SIZE)) {
+      add(
+          f + ".dataParallelSize",
+          "must be in [1, "
+              + Rules.MAX_DATA_PARALLEL_SIZE
+              + "] (each rank binds its own KV-event ports), got "
+              + dp);
+    } else if (dp != null
+        && p.getResources() != null
+        && p.getResources().getGpu() != null
+        && p.getResources().getGpu() > 0
+        && p.getResources().getGpu() < dp) {
+      add(
+          f + ".dataParallelSize",
+          dp
+              + " data-parallel ranks need at least "
+              + dp
+              + " GPUs per worker, but resources.gpu is "
+              + p.getResources().getGpu());
+    }
+    PoolRole role = p.getRole() == null ? PoolRole.MIXED : p.getRole();
+    KvTransferRole kv = p.getKvTransferRole();
+    if (kv != null
+        && !(role == PoolRole.PREFILL && kv != KvTransferRole.KV_CONSUMER
+            || role == PoolRole.DECODE && kv != KvTransferRole.KV_PRODUCER)) {
+      add(
+          f + ".kvTransferRole",
+          Rules.KV_TRANSFER_ROLE_FITS_POOL_ROLE_MESSAGE
+              + " (pool role "
+              + role.value()
+              + ", kvTransferRole "
+              + kv.value()
+              + ")");
+    }
+    if (p.getDecodeRadixCache() != null && role != PoolRole.DECODE) {
+      add(
+          f + ".decodeRadixCache",
+          Rules.DECODE_RADIX_CACHE_ON_DECODE_MESSAGE + " (pool role " + role.value() + ")");
+    }
     PoolResources r = p.getResources();
     if (r != null) {
       minZero(f + ".resources.gpu", r.getGpu());

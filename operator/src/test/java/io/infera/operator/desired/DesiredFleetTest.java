@@ -151,10 +151,17 @@ class DesiredFleetTest {
   @Test
   void vllmPrefillAndDecodePoolsGetNixlAndTheirPodIpAsSideChannel() {
     Fleet f = fleet(idep(Engine.VLLM, PoolRole.PREFILL, PoolRole.DECODE));
+    // vLLM 0.33.0 deprecates kv_both for NixlConnector: producers prefill, consumers decode.
+    assertThat(engine(f, "prefill").getArgs())
+        .containsSequence(
+            "--kv-transfer-config",
+            "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\"}");
+    assertThat(engine(f, "decode").getArgs())
+        .containsSequence(
+            "--kv-transfer-config",
+            "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_consumer\"}");
     for (String pool : List.of("prefill", "decode")) {
       Container engine = engine(f, pool);
-      assertThat(engine.getArgs())
-          .containsSequence("--kv-transfer-config", EngineCommand.VLLM_KV_TRANSFER_CONFIG);
       assertThat(engine.getEnv())
           .anyMatch(
               e ->
@@ -187,9 +194,10 @@ class DesiredFleetTest {
             "--block-size",
             "32",
             "--enable-prefix-caching",
+            "--enable-prompt-tokens-details",
             "--kv-events-config",
             "{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:5557\","
-                + "\"replay_endpoint\":\"tcp://*:5558\",\"topic\":\"kv-events\"}",
+                + "\"replay_endpoint\":\"tcp://*:5657\",\"topic\":\"kv-events\"}",
             "--max-model-len",
             "8192");
     assertThat(engine.getImage()).isEqualTo(Images.VLLM);
@@ -218,9 +226,14 @@ class DesiredFleetTest {
                 "64",
                 "--kv-events-config",
                 "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:5557\","
-                    + "\"replay_endpoint\":\"tcp://*:5558\",\"topic\":\"kv-events\"}"));
+                    + "\"replay_endpoint\":\"tcp://*:5657\",\"topic\":\"kv-events\"}",
+                "--enable-cache-report"));
     if (role != PoolRole.MIXED) {
       expected.addAll(List.of("--disaggregation-mode", role.value()));
+    }
+    if (role == PoolRole.DECODE) {
+      // Without it an SGLang decode worker keeps no prefix cache and publishes no KV events.
+      expected.add("--disaggregation-decode-enable-radix-cache");
     }
     assertThat(engine.getArgs()).containsExactlyElementsOf(expected);
   }
@@ -241,7 +254,7 @@ class DesiredFleetTest {
             "--zmq-port",
             "5557",
             "--replay-port",
-            "5558",
+            "5657",
             "--block-size",
             "8",
             "--model",
@@ -450,7 +463,7 @@ class DesiredFleetTest {
             "--zmq",
             "tcp://127.0.0.1:5557",
             "--replay",
-            "tcp://127.0.0.1:5558",
+            "tcp://127.0.0.1:5657",
             "--nats",
             "nats://demo-nats:4222",
             "--worker-id",

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.infera.operator.api.v1alpha1.Conditions;
 import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.PoolSpec;
 import io.infera.operator.testing.Fixtures;
@@ -71,6 +72,28 @@ class PoolArgsTest {
         "SIM;MIXED;--replay-port|-1;--replay-port",
         "SIM;MIXED;--kv-events-config|{};--kv-events-config",
         "SIM;MIXED;--port|0;--port",
+        // Data parallelism belongs to spec.pools[].dataParallelSize (the relay reads every rank).
+        "VLLM;MIXED;--data-parallel-size|2;--data-parallel-size",
+        "VLLM;MIXED;-dp|2;-dp",
+        "VLLM;MIXED;-dp=2;-dp",
+        "VLLM;MIXED;--data-parallel-size-local|2;--data-parallel-size-local",
+        "VLLM;MIXED;--data-parallel-rank|1;--data-parallel-rank",
+        "VLLM;MIXED;-dpn|1;-dpn",
+        "VLLM;MIXED;--data-parallel-start-rank|1;--data-parallel-start-rank",
+        "VLLM;MIXED;-dpr|1;-dpr",
+        "SGLANG;MIXED;--dp-size|2;--dp-size",
+        "SGLANG;MIXED;--dp|2;--dp",
+        "SGLANG;MIXED;--data-parallel-size=4;--data-parallel-size",
+        "SGLANG;MIXED;--attn-dp-size|2;--attn-dp-size",
+        "SGLANG;MIXED;--attention-data-parallel-size|2;--attention-data-parallel-size",
+        "SIM;MIXED;--dp-size|2;--dp-size",
+        // Cached-token reporting.
+        "VLLM;MIXED;--no-enable-prompt-tokens-details;--no-enable-prompt-tokens-details",
+        "VLLM;MIXED;--enable-prompt-tokens-details=false;--enable-prompt-tokens-details",
+        "SGLANG;MIXED;--enable-cache-report=false;--enable-cache-report",
+        // The NixlConnector role comes from the pool's role (or spec.pools[].kvTransferRole).
+        "VLLM;PREFILL;--kv-transfer-config|{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"};--kv-transfer-config",
+        "VLLM;DECODE;--kv-transfer-config={\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\"};--kv-transfer-config",
       })
   void contradictingArgIsRefusedNamingThePoolAndTheFlag(
       Engine engine, PoolRole role, String args, String flag) {
@@ -95,13 +118,68 @@ class PoolArgsTest {
         "VLLM;MIXED;--max-model-len|8192|--tensor-parallel-size|2",
         "VLLM;MIXED;--kv-events-config|{\"topic\": \"kv-events\", \"enable_kv_cache_events\": true,"
             + " \"publisher\": \"zmq\", \"endpoint\": \"tcp://*:5557\", \"replay_endpoint\":"
-            + " \"tcp://*:5558\"}",
+            + " \"tcp://*:5657\"}",
+        "VLLM;MIXED;--data-parallel-size|1|-tp|2",
+        "VLLM;PREFILL;--kv-transfer-config|{\"kv_role\": \"kv_producer\", \"kv_connector\":"
+            + " \"NixlConnector\"}",
+        "VLLM;MIXED;--enable-prompt-tokens-details",
         "SGLANG;PREFILL;--disaggregation-mode|prefill|--tp|2",
+        "SGLANG;DECODE;--disaggregation-decode-enable-radix-cache|--enable-cache-report",
+        "SGLANG;MIXED;--dp-size|1|--enable-dp-attention",
         "SGLANG;MIXED;--page-size|16|--mem-fraction-static|0.8",
         "SIM;MIXED;--num-blocks|4096|--speedup|10",
       })
   void argsThatAgreeOrAddAreAccepted(Engine engine, PoolRole role, String args) {
     Fixtures.fleet(withArgs(engine, role, args));
+  }
+
+  @Test
+  void dataParallelArgsAgreeingWithDataParallelSizeAreAccepted() {
+    InferaDeployment vllm =
+        withArgs(Engine.VLLM, PoolRole.MIXED, "-dp|4|--data-parallel-size-local=4");
+    vllm.getSpec().getPools().get(0).setDataParallelSize(4);
+    vllm.getSpec().getPools().get(0).getResources().setGpu(4);
+    Fixtures.fleet(vllm);
+    InferaDeployment sglang = withArgs(Engine.SGLANG, PoolRole.MIXED, "--dp|4");
+    sglang.getSpec().getPools().get(0).setDataParallelSize(4);
+    sglang.getSpec().getPools().get(0).getResources().setGpu(4);
+    Fixtures.fleet(sglang);
+    sglang.getSpec().getPools().get(0).setArgs(List.of("--dp-size", "2"));
+    assertThat(invalid(sglang).message())
+        .contains("sets --dp-size 2")
+        .contains("--dp-size 4 (from spec.pools[].dataParallelSize)");
+  }
+
+  @Test
+  void aShortFlagIsReportedAsTyped() {
+    var refused = invalid(withArgs(Engine.VLLM, PoolRole.MIXED, "-dp|2"));
+    assertThat(refused.message())
+        .isEqualTo(
+            "spec.pools[0].args: pool 'mixed': spec.pools[0].args[0] sets -dp 2, which"
+                + " contradicts the operator-derived --data-parallel-size 1 (from"
+                + " spec.pools[].dataParallelSize); remove it");
+  }
+
+  @Test
+  void theDecodeRadixCacheFlagIsRefusedWhenTheSpecTurnsItOff() {
+    InferaDeployment idep =
+        withArgs(Engine.SGLANG, PoolRole.DECODE, "--disaggregation-decode-enable-radix-cache");
+    poolOf(idep, PoolRole.DECODE).setDecodeRadixCache(false);
+    assertThat(invalid(idep).message())
+        .contains("pool 'decode'")
+        .contains("sets --disaggregation-decode-enable-radix-cache")
+        .contains("decodeRadixCache is false");
+  }
+
+  @Test
+  void aKvTransferConfigWithTheOverriddenRoleIsAccepted() {
+    InferaDeployment idep =
+        withArgs(
+            Engine.VLLM,
+            PoolRole.DECODE,
+            "--kv-transfer-config|{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}");
+    poolOf(idep, PoolRole.DECODE).setKvTransferRole(KvTransferRole.KV_BOTH);
+    Fixtures.fleet(idep);
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.Rules;
@@ -52,6 +53,65 @@ class SpecValidatorTest {
             i -> i.getSpec().getPools().get(0).setRole(PoolRole.MIXED),
             "spec.pools",
             Rules.PREFILL_DECODE_PAIRED_MESSAGE),
+        new Case(
+            "a consuming prefill pool",
+            i -> i.getSpec().getPools().get(0).setKvTransferRole(KvTransferRole.KV_CONSUMER),
+            "spec.pools[0].kvTransferRole",
+            Rules.KV_TRANSFER_ROLE_FITS_POOL_ROLE_MESSAGE),
+        new Case(
+            "a producing decode pool",
+            i -> i.getSpec().getPools().get(1).setKvTransferRole(KvTransferRole.KV_PRODUCER),
+            "spec.pools[1].kvTransferRole",
+            "(pool role decode, kvTransferRole kv_producer)"),
+        new Case(
+            "kvTransferRole on a mixed pool",
+            i -> {
+              i.getSpec().getPools().get(0).setRole(PoolRole.MIXED);
+              i.getSpec().getPools().get(1).setRole(PoolRole.MIXED);
+              i.getSpec().getPools().get(1).setKvTransferRole(KvTransferRole.KV_BOTH);
+            },
+            "spec.pools[1].kvTransferRole",
+            "(pool role mixed"),
+        new Case(
+            "kvTransferRole with SGLang",
+            i -> {
+              i.getSpec().setEngine(Engine.SGLANG);
+              i.getSpec().getPools().get(0).setKvTransferRole(KvTransferRole.KV_PRODUCER);
+            },
+            "spec.pools",
+            Rules.KV_TRANSFER_ROLE_VLLM_ONLY_MESSAGE),
+        new Case(
+            "decodeRadixCache on a prefill pool",
+            i -> {
+              i.getSpec().setEngine(Engine.SGLANG);
+              i.getSpec().getPools().get(0).setDecodeRadixCache(true);
+            },
+            "spec.pools[0].decodeRadixCache",
+            Rules.DECODE_RADIX_CACHE_ON_DECODE_MESSAGE),
+        new Case(
+            "decodeRadixCache with vLLM",
+            i -> i.getSpec().getPools().get(1).setDecodeRadixCache(false),
+            "spec.pools",
+            Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE),
+        // Data parallelism: each rank binds its own KV-event ports.
+        new Case(
+            "dataParallelSize 0",
+            i -> i.getSpec().getPools().get(0).setDataParallelSize(0),
+            "spec.pools[0].dataParallelSize",
+            "must be in [1, 32]"),
+        new Case(
+            "dataParallelSize above the maximum",
+            i -> {
+              i.getSpec().getPools().get(0).setDataParallelSize(Rules.MAX_DATA_PARALLEL_SIZE + 1);
+              i.getSpec().getPools().get(0).getResources().setGpu(64);
+            },
+            "spec.pools[0].dataParallelSize",
+            "got 33"),
+        new Case(
+            "more ranks than GPUs",
+            i -> i.getSpec().getPools().get(1).setDataParallelSize(2),
+            "spec.pools[1].dataParallelSize",
+            "2 data-parallel ranks need at least 2 GPUs per worker, but resources.gpu is 1"),
         // Names of the objects built from it.
         new Case(
             "pool named router",
@@ -273,6 +333,29 @@ class SpecValidatorTest {
     assertThat(messages).hasSizeGreaterThanOrEqualTo(7);
     List<String> covered = cases().map(Case::message).toList();
     assertThat(covered).containsAll(messages);
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 8, 32})
+  void everyDataParallelSizeUpToTheMaximumIsAcceptedWithEnoughGpus(int dp) {
+    InferaDeployment idep = valid();
+    idep.getSpec().getPools().get(0).setDataParallelSize(dp);
+    idep.getSpec().getPools().get(0).getResources().setGpu(dp);
+    assertThat(SpecValidator.validate(idep)).isEmpty();
+    // A worker without GPUs (a CPU build of the engine, the simulator) is not counted.
+    idep.getSpec().getPools().get(0).getResources().setGpu(0);
+    assertThat(SpecValidator.validate(idep)).isEmpty();
+  }
+
+  @Test
+  void theDocumentedKvTransferRolesAndTheRadixCacheSwitchAreAccepted() {
+    InferaDeployment vllm = valid();
+    vllm.getSpec().getPools().get(0).setKvTransferRole(KvTransferRole.KV_PRODUCER);
+    vllm.getSpec().getPools().get(1).setKvTransferRole(KvTransferRole.KV_BOTH);
+    assertThat(SpecValidator.validate(vllm)).isEmpty();
+    InferaDeployment sglang = idep(Engine.SGLANG, PoolRole.PREFILL, PoolRole.DECODE);
+    sglang.getSpec().getPools().get(1).setDecodeRadixCache(false);
+    assertThat(SpecValidator.validate(sglang)).isEmpty();
   }
 
   @ParameterizedTest

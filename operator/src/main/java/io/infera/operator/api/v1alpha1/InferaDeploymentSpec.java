@@ -16,6 +16,12 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = Rules.UNIQUE_POOL_NAMES, message = Rules.UNIQUE_POOL_NAMES_MESSAGE)
 @ValidationRule(value = Rules.PREFILL_DECODE_PAIRED, message = Rules.PREFILL_DECODE_PAIRED_MESSAGE)
+@ValidationRule(
+    value = Rules.KV_TRANSFER_ROLE_VLLM_ONLY,
+    message = Rules.KV_TRANSFER_ROLE_VLLM_ONLY_MESSAGE)
+@ValidationRule(
+    value = Rules.DECODE_RADIX_CACHE_SGLANG_ONLY,
+    message = Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE)
 public class InferaDeploymentSpec {
 
   @Required

@@ -3,10 +3,12 @@ package io.infera.operator.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Toleration;
 import java.util.ArrayList;
@@ -16,6 +18,12 @@ import java.util.Map;
 
 /** A group of identical engine workers: one Deployment and one headless Service. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = Rules.KV_TRANSFER_ROLE_FITS_POOL_ROLE,
+    message = Rules.KV_TRANSFER_ROLE_FITS_POOL_ROLE_MESSAGE)
+@ValidationRule(
+    value = Rules.DECODE_RADIX_CACHE_ON_DECODE,
+    message = Rules.DECODE_RADIX_CACHE_ON_DECODE_MESSAGE)
 public class PoolSpec {
 
   @Required
@@ -37,6 +45,29 @@ public class PoolSpec {
   @JsonPropertyDescription("Engine image of this pool (default: spec.image, then the pinned one).")
   private String image;
 
+  @Default("1")
+  @Min(1)
+  @Max(Rules.MAX_DATA_PARALLEL_SIZE)
+  @JsonPropertyDescription(
+      "Data-parallel ranks in each worker (vLLM --data-parallel-size, SGLang --dp-size; the"
+          + " simulator's --dp-size). Each rank publishes its own KV events (PUB port 5557 + rank,"
+          + " replay port 5657 + rank), which the relay and the router follow; 1..32. A"
+          + " worker with GPUs (resources.gpu > 0) needs at least one per rank.")
+  private Integer dataParallelSize = 1;
+
+  @JsonPropertyDescription(
+      "vLLM prefill/decode pools: the NixlConnector kv_role in --kv-transfer-config. Default:"
+          + " kv_producer on prefill pools, kv_consumer on decode pools (what vLLM documents;"
+          + " kv_both is deprecated for NixlConnector). A prefill pool must produce KV, a decode"
+          + " pool consume it.")
+  private KvTransferRole kvTransferRole;
+
+  @JsonPropertyDescription(
+      "SGLang decode pools: --disaggregation-decode-enable-radix-cache (default true). Without"
+          + " it a decode worker keeps no prefix cache, publishes no KV events and the router's"
+          + " decode overlap weight has nothing to act on; false leaves it off.")
+  private Boolean decodeRadixCache;
+
   @Default("{}")
   @JsonPropertyDescription("GPUs, CPU, memory and shared memory of each engine container.")
   private PoolResources resources = new PoolResources();
@@ -44,7 +75,8 @@ public class PoolSpec {
   @JsonPropertyDescription(
       "Extra engine arguments, appended after the ones the operator derives. Arguments that"
           + " contradict a derived flag (--block-size, --page-size, --kv-events-config, --port,"
-          + " --disaggregation-mode, disabling prefix caching, ...) are refused.")
+          + " --disaggregation-mode, --data-parallel-size, --kv-transfer-config, disabling prefix"
+          + " caching, ...) are refused.")
   private List<String> args = new ArrayList<>();
 
   @JsonPropertyDescription(
@@ -88,6 +120,30 @@ public class PoolSpec {
 
   public void setImage(String image) {
     this.image = image;
+  }
+
+  public Integer getDataParallelSize() {
+    return dataParallelSize;
+  }
+
+  public void setDataParallelSize(Integer dataParallelSize) {
+    this.dataParallelSize = dataParallelSize;
+  }
+
+  public KvTransferRole getKvTransferRole() {
+    return kvTransferRole;
+  }
+
+  public void setKvTransferRole(KvTransferRole kvTransferRole) {
+    this.kvTransferRole = kvTransferRole;
+  }
+
+  public Boolean getDecodeRadixCache() {
+    return decodeRadixCache;
+  }
+
+  public void setDecodeRadixCache(Boolean decodeRadixCache) {
+    this.decodeRadixCache = decodeRadixCache;
   }
 
   public PoolResources getResources() {

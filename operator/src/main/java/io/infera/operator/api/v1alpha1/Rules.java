@@ -55,7 +55,51 @@ public final class Rules {
   /** Dot-separated subject tokens without wildcards. */
   public static final String SUBJECT_PREFIX_PATTERN = "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$";
 
+  /**
+   * Pool-level: the NixlConnector role of a prefill pool must produce KV and that of a decode pool
+   * consume it (vLLM's {@code KVProducer} and {@code KVConsumer} roles); mixed pools move no KV.
+   */
+  public static final String KV_TRANSFER_ROLE_FITS_POOL_ROLE =
+      "!has(self.kvTransferRole) || (has(self.role) && ((self.role == 'prefill' &&"
+          + " self.kvTransferRole != 'kv_consumer') || (self.role == 'decode' &&"
+          + " self.kvTransferRole != 'kv_producer')))";
+
+  public static final String KV_TRANSFER_ROLE_FITS_POOL_ROLE_MESSAGE =
+      "kvTransferRole applies to prefill and decode pools only: a prefill pool must produce KV"
+          + " (kv_producer or kv_both), a decode pool consume it (kv_consumer or kv_both)";
+
+  /** Pool-level: only SGLang decode pools have a decode-side radix cache to switch. */
+  public static final String DECODE_RADIX_CACHE_ON_DECODE =
+      "!has(self.decodeRadixCache) || (has(self.role) && self.role == 'decode')";
+
+  public static final String DECODE_RADIX_CACHE_ON_DECODE_MESSAGE =
+      "decodeRadixCache applies to decode pools only";
+
+  /** Spec-level: the NixlConnector role is a vLLM setting. */
+  public static final String KV_TRANSFER_ROLE_VLLM_ONLY =
+      "!has(self.pools) || !has(self.engine) || self.engine == 'vllm'"
+          + " || self.pools.all(p, !has(p.kvTransferRole))";
+
+  public static final String KV_TRANSFER_ROLE_VLLM_ONLY_MESSAGE =
+      "pools[].kvTransferRole applies to engine vllm only";
+
+  /** Spec-level: the decode-side radix cache is an SGLang setting. */
+  public static final String DECODE_RADIX_CACHE_SGLANG_ONLY =
+      "!has(self.pools) || (has(self.engine) && self.engine == 'sglang')"
+          + " || self.pools.all(p, !has(p.decodeRadixCache))";
+
+  public static final String DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE =
+      "pools[].decodeRadixCache applies to engine sglang only";
+
   public static final int MAX_POOLS = 16;
+
+  /**
+   * The largest {@code dataParallelSize}: rank r publishes KV events on the PUB base port + r and
+   * answers replays on the replay base + r, so the two ranges must not meet (see {@code
+   * Defaults.REPLAY_PORT}); 32 ranks is more than one node's GPUs.
+   */
+  public static final int MAX_DATA_PARALLEL_SIZE = 32;
+
   public static final int MAX_POOL_NAME_LENGTH = 40;
 
   private Rules() {}

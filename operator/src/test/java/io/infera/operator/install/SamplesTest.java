@@ -9,6 +9,7 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.api.v1alpha1.Rules;
 import io.infera.operator.render.Renderer;
 import io.infera.operator.render.ResourceParser;
 import io.infera.operator.validation.SpecValidator;
@@ -243,7 +244,23 @@ class SamplesTest {
         new CelBreach(
             "pythonHashSeed must be 'random' or an integer in [0, 4294967295]",
             "sim.yaml",
-            s -> spec(s).put("pythonHashSeed", "4294967296")));
+            s -> spec(s).put("pythonHashSeed", "4294967296")),
+        new CelBreach(
+            Rules.KV_TRANSFER_ROLE_FITS_POOL_ROLE_MESSAGE,
+            "vllm-pd.yaml",
+            s -> ((Map<String, Object>) pools(s).get(0)).put("kvTransferRole", "kv_consumer")),
+        new CelBreach(
+            Rules.KV_TRANSFER_ROLE_VLLM_ONLY_MESSAGE,
+            "vllm-pd.yaml",
+            s -> spec(s).put("engine", "sglang")),
+        new CelBreach(
+            Rules.DECODE_RADIX_CACHE_ON_DECODE_MESSAGE,
+            "sglang-pd.yaml",
+            s -> ((Map<String, Object>) pools(s).get(0)).put("decodeRadixCache", false)),
+        new CelBreach(
+            Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE,
+            "sglang-pd.yaml",
+            s -> spec(s).put("engine", "vllm")));
   }
 
   @ParameterizedTest(name = "{0}")

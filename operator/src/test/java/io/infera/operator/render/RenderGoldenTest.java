@@ -21,6 +21,7 @@ class RenderGoldenTest {
   @CsvSource({
     "vllm-mixed.yaml, YAML, vllm-mixed.yaml",
     "sglang-pd.yaml, YAML, sglang-pd.yaml",
+    "vllm-pd.yaml, YAML, vllm-pd.yaml",
     "sim.yaml, YAML, sim.yaml",
     "sim.yaml, JSON, sim.json"
   })

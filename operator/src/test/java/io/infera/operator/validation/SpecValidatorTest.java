@@ -299,7 +299,7 @@ class SpecValidatorTest {
   @Test
   void theFixtureAndTheSamplesAreValid() {
     assertThat(SpecValidator.validate(valid())).isEmpty();
-    for (String s : List.of("vllm-mixed.yaml", "sglang-pd.yaml", "sim.yaml")) {
+    for (String s : List.of("vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "sim.yaml")) {
       assertThat(SpecValidator.validate(Fixtures.parseSample(s))).as(s).isEmpty();
     }
   }

@@ -22,8 +22,11 @@ import java.util.Set;
  *
  * <p>One table of owned flags per engine and role drives both, so a flag the operator emits is
  * always one it defends: the page size (the one block size of the fleet; docs/routing.md,
- * "Pitfalls"), the KV-event endpoints the relay reads, the port the router and probes use, the PD
- * role and prefix caching. A contradicting pool argument is refused, never silently overridden.
+ * "Pitfalls"), the KV-event endpoints the relay reads and the data-parallel ranks that offset them,
+ * the port the router and probes use, the PD role and NIXL role, prefix caching and cached-token
+ * reporting. Other spellings the engines' parsers accept ({@code -dp}, SGLang's {@code --dp}) are
+ * defended as the flag itself. A contradicting pool argument is refused, never silently overridden
+ * (docs/contracts.md, "InferaDeployment").
  *
  * @param command the container's {@code command}, or empty to keep the image's entrypoint
  * @param args the container's {@code args}: derived arguments, then the pool's own

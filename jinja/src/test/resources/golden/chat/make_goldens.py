@@ -155,13 +155,17 @@ def _typed_dict(**kwargs):
     return dict(kwargs)
 
 
+VLLM_LOGGER = logging.getLogger("vllm")
+VLLM_LOGGER.setLevel(logging.ERROR)  # its warnings (e.g. arguments coerced to {}) are what the cases are about
+
+
 def vllm_stubs():
     names = collections.defaultdict(lambda: dict)  # TypedDict names used in cast(...) calls
     ns = {
         "__name__": "vllm_upstream", "json": json, "jinja2": jinja2, "cast": typing.cast, "partial": functools.partial,
         "lru_cache": functools.lru_cache, "deque": collections.deque, "Counter": collections.Counter,
         "Any": typing.Any, "Iterable": typing.Iterable, "Callable": typing.Callable,
-        "logger": logging.getLogger("vllm"), "VLLMValidationError": VLLMValidationError, "TypeAdapter": _TypeAdapter,
+        "logger": VLLM_LOGGER, "VLLMValidationError": VLLMValidationError, "TypeAdapter": _TypeAdapter,
         "ContentPart": object, "ConversationMessage": _typed_dict, "ChatCompletionContentPartTextParam": _typed_dict,
         # From vllm/renderers/chat_utils/content_parser.py (values as shipped in 0.33.0).
         "MODALITY_PLACEHOLDERS_MAP": {"image": "<##IMAGE##>", "audio": "<##AUDIO##>", "video": "<##VIDEO##>",
@@ -480,6 +484,31 @@ CONVS = {
     "err-bad-tool-id": dict(tools=TOOLS2, messages=[
         U("Weather?"), A("", tool_calls=[CALL("call_1", "get_weather", {"city": "Paris"})]),
         TOOL("call_1", "get_weather", "sunny")]),
+    # ---- request shapes that vLLM's normalization rewrites (chat_message.py, protocol.py)
+    "request-shapes": dict(tools=TOOLS2, messages=[
+        # text-like parts are joined with "\n" ("string") or become text parts ("openai")
+        S([{"type": "input_text", "text": "You are terse."}, "and plain-string part"]),
+        {"role": "user", "name": "ada", "content": [{"type": "text", "text": "Weather in Oslo?"},
+                                                    {"type": "output_text", "text": "(asked twice)"}]},
+        # content null next to tool calls (what OpenAI clients send); empty arguments become {}
+        {"role": "assistant", "content": None, "reasoning": "Use the tool.",
+         "tool_calls": [CALL("call00018", "get_weather", ""), CALL("call00019", "search_docs", '{"query": "oslo"}')]},
+        # tool content as text parts is joined into one string, for either format
+        {"role": "tool", "tool_call_id": "call00018", "content": [{"type": "text", "text": "cold"},
+                                                                  {"type": "text", "text": "-3 C"}]},
+        {"role": "tool", "tool_call_id": "call00019", "content": None},
+        # the deprecated reasoning_content is renamed to reasoning and both are passed
+        A([{"type": "text", "text": "Cold: -3 \u00b0C."}], reasoning_content="Summarize."),
+        U("Thanks.")]),
+    "request-shapes-lenient": dict(tools=TOOLS2, messages=[
+        U("Weather in Oslo?"),
+        # an empty tool_calls list is dropped; arguments that are not a JSON object become {}
+        A("Hm.", tool_calls=[]),
+        A("", tool_calls=[CALL("call00020", "get_weather", "{not json"), CALL("call00021", "get_weather", "[1, 2]")]),
+        TOOL("call00020", "get_weather", "?"), TOOL("call00021", "get_weather", "?"),
+        # thinking parts count as text; the DeepSeek task marker is kept
+        {"role": "user", "task": "chat", "content": [{"type": "thinking", "thinking": "I think so."},
+                                                     {"type": "refusal", "refusal": "No."}]}]),
 }
 
 CONVS["unicode-nosys"] = dict(messages=CONVS["unicode"]["messages"][1:])
@@ -493,6 +522,7 @@ TOOLS_ALL = ["tools-declared", "tools-declared-nosys", "tool-call-dict", "tool-c
              "tool-call-numbers-str",
              "tool-parallel", "tool-result-last", "tool-multi-round", "tool-call-with-content"]
 REASONING = ["reasoning-last", "reasoning-history", "think-in-content", "reasoning-tools", "reasoning-tools-pending"]
+REQUEST_SHAPES = ["request-shapes", "request-shapes-lenient"]
 ERRS = ["err-user-user", "err-assistant-first", "err-system-middle", "err-missing-content", "err-bad-role"]
 
 # conversations rendered with both add_generation_prompt values; others get a single value
@@ -511,7 +541,7 @@ NOSYS_BASIC = ["single-user", "multi-turn-nosys", "unicode-nosys", "whitespace-n
 FIREFUNCTION_EXTRA = {"functions": json.dumps([T_WEATHER["function"]], ensure_ascii=False), "datetime": "2026-11-30"}
 
 PLANS = {
-    "qwen3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40"] + TOOLS_ALL + REASONING + ERRS,
+    "qwen3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40"] + TOOLS_ALL + REASONING + ERRS + REQUEST_SHAPES,
                   variants=[("", {}), ("think-off", {"enable_thinking": False}), ("think-on", {"enable_thinking": True})],
                   variant_convs=BASIC_CORE + REASONING + ["tool-call-dict", "tool-result-last"]),
     "llama3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40", "err-missing-content",
@@ -597,7 +627,8 @@ PLANS = {
                                             "documents"] + ERRS,
                         variants=[("", {}), ("thinking", {"thinking": True})],
                         variant_convs=["system-user", "multi-turn"]),
-    "llama4": dict(convs=BASIC_CORE + ["unicode", "whitespace", "content-parts", "content-parts-nosys"] + TOOLS_ALL + ERRS),
+    "llama4": dict(convs=BASIC_CORE + ["unicode", "whitespace", "content-parts", "content-parts-nosys"] + TOOLS_ALL + ERRS
+                   + REQUEST_SHAPES),
     "tinyllama": dict(convs=BASIC_CORE + BASIC_MORE + ERRS),
     "olmo2": dict(convs=BASIC_CORE + BASIC_MORE + ERRS),
     "exaone3.5": dict(convs=BASIC_CORE + BASIC_MORE + ERRS),

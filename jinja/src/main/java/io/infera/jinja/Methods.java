@@ -79,11 +79,12 @@ final class Methods {
           "reverse", "sort");
   private static final Set<String> TUPLE = Set.of("count", "index");
 
-  // ImmutableSandboxedEnvironment: methods that modify a known mutable type are unsafe.
+  // ImmutableSandboxedEnvironment: methods that modify a known mutable type are unsafe. Jinja 3.1.5
+  // added clear and pop to the MutableSequence list (3.1.2 still allowed list.pop()).
   private static final Set<String> DICT_UNSAFE =
       Set.of("clear", "pop", "popitem", "setdefault", "update");
   private static final Set<String> LIST_UNSAFE =
-      Set.of("append", "reverse", "insert", "sort", "extend", "remove");
+      Set.of("append", "clear", "pop", "reverse", "insert", "sort", "extend", "remove");
 
   static boolean has(Object obj, String name) {
     if (obj instanceof String) {
@@ -407,7 +408,6 @@ final class Methods {
     }
   }
 
-  @SuppressWarnings("unchecked")
   private static Object list(List<?> l, String name, Args a) {
     switch (name) {
       case "count":
@@ -433,24 +433,6 @@ final class Methods {
         }
       case "copy":
         return new ArrayList<Object>(l);
-      case "pop":
-        {
-          // Not in Jinja's list of mutating methods, so the immutable sandbox allows it.
-          if (l.isEmpty()) {
-            throw TemplateException.runtime("pop from empty list");
-          }
-          long i = a.integer(0, "index", -1);
-          if (i < 0) {
-            i += l.size();
-          }
-          if (i < 0 || i >= l.size()) {
-            throw TemplateException.runtime("pop index out of range");
-          }
-          return ((List<Object>) l).remove((int) i);
-        }
-      case "clear":
-        ((List<Object>) l).clear();
-        return null;
       default:
         throw TemplateException.security(
             "access to attribute '" + name + "' of 'list' object is unsafe.");

@@ -27,10 +27,18 @@ public final class ChatGoldens {
       Clock.fixed(
           LocalDateTime.of(2026, 11, 30, 9, 5, 7).toInstant(ZoneOffset.UTC), ZoneOffset.UTC);
 
-  /** One case: a template, the variables, and what Python rendered (or the error it raised). */
+  /**
+   * One case: a template, the variables, and what Python rendered (or the error it raised). For the
+   * real templates, {@code requestMessages} is the chat request as a client sends it and {@code
+   * messages} what vLLM's normalization of it hands the template, for the {@code contentFormat}
+   * ({@code "string"} or {@code "openai"}) vLLM detected; both are null for the feature templates,
+   * whose {@code messages} are rendered as written.
+   */
   public record Case(
       String id,
       String template,
+      List<Object> requestMessages,
+      String contentFormat,
       List<Object> messages,
       Object tools,
       Object documents,
@@ -113,6 +121,8 @@ public final class ChatGoldens {
             new Case(
                 (String) m.get("id"),
                 (String) m.get("template"),
+                (List<Object>) m.get("request_messages"),
+                (String) m.get("content_format"),
                 (List<Object>) m.get("messages"),
                 m.get("tools"),
                 m.get("documents"),

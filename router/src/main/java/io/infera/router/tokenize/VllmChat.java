@@ -57,19 +57,34 @@ public final class VllmChat {
         for (Object c : list) {
           parsed.add(toolCall(c, i));
         }
-        out.put("tool_calls", parsed);
+        if (!parsed.isEmpty()) { // vLLM drops an empty list
+          out.put("tool_calls", parsed);
+        }
       }
       Object reasoning =
-          m.containsKey("reasoning") ? m.get("reasoning") : m.get("reasoning_content");
+          m.get("reasoning") != null ? m.get("reasoning") : m.get("reasoning_content");
       if (reasoning != null) {
         out.put("reasoning", reasoning);
         out.put("reasoning_content", reasoning);
       }
-    } else if (r.equals("tool") && m.containsKey("tool_call_id")) {
-      out.put("tool_call_id", m.get("tool_call_id"));
+    } else if (r.equals("tool")) {
+      if (m.containsKey("tool_call_id")) {
+        out.put("tool_call_id", m.get("tool_call_id"));
+      }
+      // vLLM: a tool message whose parts are all text reaches the template as one string
+      if (out.get("content") instanceof List<?> parts
+          && parts.stream()
+              .allMatch(p -> p instanceof Map<?, ?> q && "text".equals(q.get("type")))) {
+        List<String> texts = new ArrayList<>();
+        parts.forEach(p -> texts.add((String) ((Map<?, ?>) p).get("text")));
+        out.put("content", String.join("\n", texts));
+      }
     }
     if (m.get("name") instanceof String name) {
       out.put("name", name);
+    }
+    if (m.get("task") instanceof String task) {
+      out.put("task", task);
     }
     return out;
   }
@@ -103,6 +118,13 @@ public final class VllmChat {
         } else if ("refusal".equals(type) && part.get("refusal") instanceof String s) {
           texts.add(s);
           parts.add(textPart(s));
+        } else if ("thinking".equals(type) && part.get("thinking") instanceof String s) {
+          texts.add(s);
+          parts.add(textPart(s));
+        } else if (modality(type) != null) {
+          // the engine inserts model-specific placeholders the router cannot reproduce: OPENAI
+          // templates see {type: <modality>}, STRING ones nothing
+          parts.add(Map.of("type", modality(type)));
         } else {
           // Multimodal parts: the engine inserts model-specific placeholders the router cannot
           // reproduce; keep the part for OPENAI templates, drop it from STRING ones.
@@ -115,6 +137,18 @@ public final class VllmChat {
       throw new InvalidMessage("messages[" + i + "].content must be a string, an array or null");
     }
     return format == ContentFormat.OPENAI ? parts : String.join("\n", texts);
+  }
+
+  private static String modality(Object type) {
+    if (!(type instanceof String t)) {
+      return null;
+    }
+    return switch (t) {
+      case "image_url", "input_image", "image_pil", "image_embeds" -> "image";
+      case "audio_url", "input_audio", "audio_embeds" -> "audio";
+      case "video_url", "video_embeds" -> "video";
+      default -> null;
+    };
   }
 
   private static Map<String, Object> textPart(String s) {
@@ -138,12 +172,14 @@ public final class VllmChat {
         if (s.isEmpty()) {
           f.put("arguments", new LinkedHashMap<>());
         } else {
+          // vLLM keeps the conversation going: arguments that are not a JSON object become {}
+          Object parsed;
           try {
-            f.put("arguments", Json.parse(s));
+            parsed = Json.parse(s);
           } catch (JsonException e) {
-            throw new InvalidMessage(
-                "messages[" + i + "] tool call arguments are not valid JSON: " + e.getMessage());
+            parsed = null;
           }
+          f.put("arguments", parsed instanceof Map ? parsed : new LinkedHashMap<>());
         }
       } else if (args == null) {
         f.put("arguments", new LinkedHashMap<>());

@@ -56,9 +56,12 @@ class RouterDisaggregatedIT {
 
   /** Starts the router on {@code workers}: each "id role engine" with the stub's URL. */
   private void startWith(StubEngine[] stubs, String... workers) throws Exception {
+    startWith("{path: 'builtin:qwen3'}", stubs, workers);
+  }
+
+  private void startWith(String tokenizer, StubEngine[] stubs, String... workers) throws Exception {
     StringBuilder yaml =
-        new StringBuilder(
-                "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n")
+        new StringBuilder("model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: " + tokenizer + "\n")
             .append("events: {transport: inproc, inprocBus: 'pd-")
             .append(System.nanoTime())
             .append("'}\nlisten: {host: 127.0.0.1, port: 0}\n")
@@ -345,6 +348,28 @@ class RouterDisaggregatedIT {
                         .get("/metrics")
                         .body()
                         .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
+  }
+
+  @Test
+  void engineTokenizerModeAsksThePrefillWorkerOfADisaggregatedFleet() throws Exception {
+    startWith(
+        "{mode: engine}", new StubEngine[] {prefill, decode}, "p0 prefill vllm", "d0 decode vllm");
+    String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4}";
+    HttpResponse<String> r = router.post("/v1/chat/completions", chat);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(prefill.seen())
+        .extracting(StubEngine.Seen::path)
+        .containsExactly("/tokenize", "/v1/chat/completions");
+    assertThat(decode.seen())
+        .extracting(StubEngine.Seen::path)
+        .containsExactly("/v1/chat/completions");
+    Map<?, ?> tokenize = (Map<?, ?>) Json.parse(prefill.seen().get(0).body());
+    assertThat(tokenize.get("messages")).isNotNull();
+    assertThat(tokenize.get("add_special_tokens")).isEqualTo(false);
+    // The stub's 40 tokens are 2 blocks of 16: the request was hashed from the engine's tokens.
+    Map<?, ?> e = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", chat).body());
+    assertThat(e.get("request_blocks")).isEqualTo(2L);
+    assertThat(router.get("/metrics").body()).doesNotContain("infera_tokenize_failures_total{");
   }
 
   @Test

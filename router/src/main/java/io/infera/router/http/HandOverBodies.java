@@ -22,7 +22,7 @@ final class HandOverBodies {
    * infera_handover_without_kv_total}.
    */
   enum WithoutKv {
-    /** {@code "kv_transfer_params": null}: the prefill ended without keeping its KV. */
+    /** {@code "kv_transfer_params": null}: the prefill ended without keeping its KV for decode. */
     NULL,
     /** No {@code kv_transfer_params} field: likely a prefill pool without a KV connector. */
     ABSENT,

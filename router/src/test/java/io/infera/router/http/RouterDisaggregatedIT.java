@@ -247,7 +247,7 @@ class RouterDisaggregatedIT {
   @Test
   void vllmPrefillThatEndedWithoutKvContinuesToDecodeWithTheClientsBody() throws Exception {
     start("vllm");
-    prefillAnswersKv("null"); // it ended on EOS or a stop token: nothing to pull
+    prefillAnswersKv("null"); // the engine kept no KV for a remote decode: nothing to pull
     String body = BODY.replace("}", ",\"min_tokens\":3,\"stream\":true}");
     HttpResponse<String> r = router.post("/v1/completions", body);
     assertThat(r.statusCode()).isEqualTo(200);

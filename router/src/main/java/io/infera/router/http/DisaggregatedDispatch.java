@@ -6,6 +6,8 @@ import io.infera.router.routing.RoutingFailure;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpClientResponse;
 import java.net.URI;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * joined by the engine's KV hand-over (docs/routing.md, "Prefill/decode hand-over"). SGLang: the
  * same request with the prefill server's bootstrap address and a fresh room goes to both at once;
  * the decode worker pulls the KV and answers the client. vLLM: a one-token prefill first, then its
- * {@code kv_transfer_params} go with the request to the decode worker. The client always gets one
- * answer; a failing half fails the request instead of leaving the other waiting. Bodies are built
- * on the worker pool (large JSON is not event-loop work).
+ * {@code kv_transfer_params} go with the request to the decode worker (none when the prefill answer
+ * has none: decode then computes the prompt itself). The client always gets one answer; a failing
+ * half fails the request instead of leaving the other waiting. Bodies are built on the worker pool
+ * (large JSON is not event-loop work).
  */
 final class DisaggregatedDispatch {
 
@@ -28,10 +31,15 @@ final class DisaggregatedDispatch {
 
   private final Upstream upstream;
   private final WorkerExecutor pool;
+  private final ProxyMetrics metrics;
 
-  DisaggregatedDispatch(Upstream upstream, WorkerExecutor pool) {
+  /** Prefill workers already warned about for answering without {@code kv_transfer_params}. */
+  private final Set<String> warnedNoKv = ConcurrentHashMap.newKeySet();
+
+  DisaggregatedDispatch(Upstream upstream, WorkerExecutor pool, ProxyMetrics metrics) {
     this.upstream = upstream;
     this.pool = pool;
+    this.metrics = metrics;
   }
 
   void start(Exchange ex, RequestRouter.Pick.Pair pair) {
@@ -165,20 +173,7 @@ final class DisaggregatedDispatch {
                 upstream.forward(ex, prefill, resp);
                 return;
               }
-              String length = resp.getHeader("content-length");
-              if (length != null && parseLong(length) > MAX_PREFILL_ANSWER_BYTES) {
-                resp.request().reset();
-                prefill.close();
-                ex.fail(
-                    new RoutingFailure.UpstreamFailed(
-                        "prefill worker "
-                            + pid
-                            + " answered more than "
-                            + MAX_PREFILL_ANSWER_BYTES
-                            + " bytes"));
-                return;
-              }
-              resp.body()
+              Upstream.readAtMost(resp, MAX_PREFILL_ANSWER_BYTES)
                   .andThen(b -> prefill.close())
                   .compose(
                       buf ->
@@ -193,12 +188,48 @@ final class DisaggregatedDispatch {
                           return;
                         }
                         if (d.failed()) {
-                          ex.fail(new RoutingFailure.UpstreamFailed(d.cause().getMessage()));
+                          ex.fail(new RoutingFailure.UpstreamFailed(prefillError(pid, d.cause())));
                           return;
                         }
-                        sendDecode(ex, decode, d.result());
+                        HandOverBodies.WithoutKv without = d.result().withoutKv();
+                        if (without != null) {
+                          withoutKv(ex, pid, without);
+                        }
+                        sendDecode(ex, decode, d.result().body());
                       });
             });
+  }
+
+  /** The 502 message for a prefill answer that could not be read or used. */
+  private static String prefillError(String pid, Throwable cause) {
+    if (cause instanceof IllegalStateException) {
+      return cause.getMessage(); // HandOverBodies names the worker
+    }
+    if (cause instanceof Upstream.TooLong) {
+      return "prefill worker " + pid + " " + cause.getMessage();
+    }
+    return "prefill worker " + pid + " broke its answer: " + cause;
+  }
+
+  /**
+   * Counts a decode half without KV. {@code absent} usually means a prefill pool without a KV
+   * connector: warned once per worker; the others are the engine's normal outcomes.
+   */
+  private void withoutKv(Exchange ex, String pid, HandOverBodies.WithoutKv reason) {
+    metrics.handOverWithoutKv(reason);
+    if (reason == HandOverBodies.WithoutKv.ABSENT && warnedNoKv.add(pid)) {
+      log.warn(
+          "prefill worker answered without kv_transfer_params; decode computes the prompt"
+              + " itself (is its --kv-transfer-config set?) worker={} request_id={}",
+          pid,
+          ex.requestId);
+    } else {
+      log.debug(
+          "handover without kv request_id={} prefill={} reason={}",
+          ex.requestId,
+          pid,
+          reason.label());
+    }
   }
 
   /** Sends the decode half and forwards its answer to the client. */
@@ -230,13 +261,5 @@ final class DisaggregatedDispatch {
               decode.answered(resp.statusCode());
               upstream.forward(ex, decode, resp);
             });
-  }
-
-  private static long parseLong(String s) {
-    try {
-      return Long.parseLong(s.trim());
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 }

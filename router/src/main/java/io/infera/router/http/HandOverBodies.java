@@ -4,6 +4,7 @@ import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -15,9 +16,38 @@ final class HandOverBodies {
   /** SGLang's default {@code --disaggregation-bootstrap-port} of a prefill server. */
   static final int SGLANG_BOOTSTRAP_PORT = 8998;
 
+  /**
+   * Why a vLLM decode half goes without {@code kv_transfer_params}: the prefill worker gave none to
+   * pass on, so the decode worker computes the prompt itself. The label of {@code
+   * infera_handover_without_kv_total}.
+   */
+  enum WithoutKv {
+    /** {@code "kv_transfer_params": null}: the prefill ended without keeping its KV for decode. */
+    NULL,
+    /** No {@code kv_transfer_params} field: likely a prefill pool without a KV connector. */
+    ABSENT,
+    /** {@code "kv_transfer_params": {}}: nothing to pull (vLLM's own proxy treats it as none). */
+    EMPTY;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * A vLLM decode body.
+   *
+   * @param withoutKv why it carries no {@code kv_transfer_params}, or null when it does
+   */
+  record Decode(byte[] body, WithoutKv withoutKv) {}
+
   private HandOverBodies() {}
 
-  /** vLLM's prefill half: one token, no stream, KV kept for a remote decode. */
+  /**
+   * vLLM's prefill half: one token, no stream, KV kept for a remote decode. {@code min_tokens} and
+   * {@code min_completion_tokens} go: above the one token they would make the engine refuse the
+   * copy (the decode half keeps the client's values, as vLLM's own disaggregation proxy does).
+   */
   static byte[] vllmPrefill(Map<String, Object> body) {
     Map<String, Object> out = new LinkedHashMap<>(body);
     Map<String, Object> kv = new LinkedHashMap<>();
@@ -30,6 +60,8 @@ final class HandOverBodies {
     out.put("kv_transfer_params", kv);
     out.put("stream", false);
     out.remove("stream_options");
+    out.remove("min_tokens");
+    out.remove("min_completion_tokens");
     out.put("max_tokens", 1);
     if (out.containsKey("max_completion_tokens")) {
       out.put("max_completion_tokens", 1);
@@ -38,13 +70,14 @@ final class HandOverBodies {
   }
 
   /**
-   * vLLM's decode half: the client's request plus where the prefill worker holds the KV.
+   * vLLM's decode half: the client's request as it came, plus where the prefill worker holds the
+   * KV; without them when the prefill answer has none ({@link WithoutKv}).
    *
    * @param prefillAnswer the prefill worker's whole answer (outside input: any bytes)
-   * @throws IllegalStateException naming the prefill worker when the answer is not JSON or has no
-   *     {@code kv_transfer_params} object
+   * @throws IllegalStateException naming the prefill worker when the answer is not a JSON object or
+   *     its {@code kv_transfer_params} is neither an object nor null
    */
-  static byte[] vllmDecode(Map<String, Object> body, byte[] prefillAnswer, String prefillWorker) {
+  static Decode vllmDecode(Map<String, Object> body, byte[] prefillAnswer, String prefillWorker) {
     Object answer;
     try {
       answer = Json.parse(new String(prefillAnswer, StandardCharsets.UTF_8));
@@ -52,16 +85,32 @@ final class HandOverBodies {
       throw new IllegalStateException(
           "prefill worker " + prefillWorker + " answered with invalid JSON: " + e.getMessage());
     }
-    Object kv = answer instanceof Map<?, ?> m ? m.get("kv_transfer_params") : null;
-    if (!(kv instanceof Map<?, ?>)) {
+    if (!(answer instanceof Map<?, ?> m)) {
+      throw new IllegalStateException(
+          "prefill worker " + prefillWorker + " answered with JSON that is not an object");
+    }
+    Map<String, Object> out = new LinkedHashMap<>(body);
+    // The client's own kv_transfer_params are not passed on: only the prefill worker's are.
+    out.remove("kv_transfer_params");
+    if (!m.containsKey("kv_transfer_params")) {
+      return new Decode(utf8(out), WithoutKv.ABSENT);
+    }
+    Object kv = m.get("kv_transfer_params");
+    if (kv == null) {
+      return new Decode(utf8(out), WithoutKv.NULL);
+    }
+    if (!(kv instanceof Map<?, ?> params)) {
       throw new IllegalStateException(
           "prefill worker "
               + prefillWorker
-              + " returned no kv_transfer_params (is its --kv-transfer-config set?)");
+              + " answered kv_transfer_params that are not an object (is its"
+              + " --kv-transfer-config a NixlConnector?)");
     }
-    Map<String, Object> out = new LinkedHashMap<>(body);
+    if (params.isEmpty()) {
+      return new Decode(utf8(out), WithoutKv.EMPTY);
+    }
     out.put("kv_transfer_params", kv);
-    return utf8(out);
+    return new Decode(utf8(out), null);
   }
 
   /** SGLang's hand-over: the request with the prefill server's bootstrap address and a room. */

@@ -43,7 +43,7 @@ final class ProxyHandler {
     this.metrics = metrics;
     this.upstream = upstream;
     this.engineTokenizer = engineTokenizer;
-    this.disaggregated = new DisaggregatedDispatch(upstream, pool);
+    this.disaggregated = new DisaggregatedDispatch(upstream, pool, metrics);
   }
 
   void handle(RoutingContext ctx, Endpoint endpoint) {

@@ -6,16 +6,20 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * The proxy's meters: requests by status and worker, request duration, the workers' time to first
- * byte, and retries. Recorded into a private composite that {@link #bindTo} connects to the
- * router's registry. Thread-safe.
+ * byte, retries, and vLLM hand-overs that went to decode without KV. Recorded into a private
+ * composite that {@link #bindTo} connects to the router's registry. Thread-safe.
  */
 public final class ProxyMetrics implements MeterBinder {
 
   private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
   private final Counter retries;
+  private final Map<HandOverBodies.WithoutKv, Counter> withoutKv =
+      new EnumMap<>(HandOverBodies.WithoutKv.class);
 
   public ProxyMetrics() {
     retries =
@@ -23,6 +27,17 @@ public final class ProxyMetrics implements MeterBinder {
             .description(
                 "attempts repeated on another worker after a failure before the first byte")
             .register(meters);
+    // Every reason up front: a fleet that never sees one still serves its zero.
+    for (HandOverBodies.WithoutKv r : HandOverBodies.WithoutKv.values()) {
+      withoutKv.put(
+          r,
+          Counter.builder("infera.handover.without.kv")
+              .description(
+                  "vLLM decode halves sent without kv_transfer_params (the decode worker"
+                      + " computes the prompt itself)")
+              .tag("reason", r.label())
+              .register(meters));
+    }
   }
 
   @Override
@@ -54,6 +69,11 @@ public final class ProxyMetrics implements MeterBinder {
         .tags("worker", worker)
         .register(meters)
         .record(Duration.ofNanos(nanos));
+  }
+
+  /** A vLLM decode half goes without {@code kv_transfer_params}, for {@code reason}. */
+  void handOverWithoutKv(HandOverBodies.WithoutKv reason) {
+    withoutKv.get(reason).increment();
   }
 
   /** An attempt is repeated on another worker. */

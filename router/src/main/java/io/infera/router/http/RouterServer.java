@@ -75,6 +75,7 @@ public final class RouterServer implements AutoCloseable {
     this.engineTokenizer =
         new EngineTokenizer(
             client,
+            pool,
             limits,
             rt.router(),
             rt.analyzer(),

@@ -4,6 +4,7 @@ import io.infera.router.config.RouterConfig;
 import io.infera.router.routing.RoutingFailure;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
@@ -150,6 +151,53 @@ final class Upstream {
               attempt.failed();
               ex.finish("upstream_broken");
             });
+  }
+
+  /** An answer read whole was longer than its limit. */
+  static final class TooLong extends RuntimeException {
+    TooLong(long max) {
+      super("answered more than " + max + " bytes", null, false, false);
+    }
+  }
+
+  /**
+   * Reads a whole answer that the router itself consumes (never the client's), at most {@code max}
+   * bytes: a longer one, announced by its content-length or found while reading a chunked one,
+   * fails with {@link TooLong} and its connection is reset. The answer is outside input.
+   */
+  static Future<Buffer> readAtMost(HttpClientResponse resp, int max) {
+    Promise<Buffer> done = Promise.promise();
+    resp.exceptionHandler(done::tryFail); // before any reset, which reports through it
+    String length = resp.getHeader("content-length");
+    if (length != null && parseLength(length) > max) {
+      resp.request().reset();
+      return Future.failedFuture(new TooLong(max));
+    }
+    Buffer acc = Buffer.buffer();
+    resp.handler(
+        buf -> {
+          if (done.future().isComplete()) {
+            return;
+          }
+          if (acc.length() + buf.length() > max) {
+            done.tryFail(new TooLong(max));
+            resp.request().reset();
+            return;
+          }
+          acc.appendBuffer(buf);
+        });
+    resp.endHandler(v -> done.tryComplete(acc));
+    resp.resume();
+    return done.future();
+  }
+
+  /** A content-length value, or -1 when it is not a number. */
+  static long parseLength(String s) {
+    try {
+      return Long.parseLong(s.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** Reads an answer away unseen, so its pooled connection stays usable. */

@@ -196,15 +196,18 @@ public final class RequestRouter {
 
   /**
    * {@code tokenizer.mode: engine}: the worker whose {@code POST /tokenize} analyses this request —
-   * a routable mixed worker chosen by the request id (spreads the extra hop), or empty when there
-   * is none (the request is then routed by load).
+   * a routable mixed worker chosen by the request id (spreads the extra hop); on a disaggregated
+   * fleet a prefill worker, else a decode one (they serve the same model); empty when no worker is
+   * routable (the request is then routed by load).
    */
   public Optional<Fleet.Member> tokenizeWorker(String requestId) {
-    List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
-    if (members.isEmpty()) {
-      return Optional.empty();
+    for (Set<Role> roles : List.of(FULL_REQUEST_ROLES, Set.of(Role.PREFILL), Set.of(Role.DECODE))) {
+      List<Fleet.Member> members = fleet.routable(roles, Set.of());
+      if (!members.isEmpty()) {
+        return Optional.of(members.get(Math.floorMod(requestId.hashCode(), members.size())));
+      }
     }
-    return Optional.of(members.get(Math.floorMod(requestId.hashCode(), members.size())));
+    return Optional.empty();
   }
 
   /**

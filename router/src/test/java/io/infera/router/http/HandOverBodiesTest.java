@@ -3,57 +3,116 @@ package io.infera.router.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.infera.router.http.HandOverBodies.WithoutKv;
 import io.infera.router.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The request bodies of the disaggregated hand-overs, and bad prefill answers. */
 class HandOverBodiesTest {
 
-  private static final Map<String, Object> REQ = request();
+  private static final Map<String, Object> REQ =
+      request(
+          "{\"model\":\"m\",\"prompt\":\"hi\",\"max_tokens\":9,\"max_completion_tokens\":9,"
+              + "\"min_tokens\":5,\"min_completion_tokens\":4,"
+              + "\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
 
   @SuppressWarnings("unchecked")
-  private static Map<String, Object> request() {
+  private static Map<String, Object> request(String json) {
     try {
-      return (Map<String, Object>)
-          Json.parse(
-              "{\"model\":\"m\",\"prompt\":\"hi\",\"max_tokens\":9,\"max_completion_tokens\":9,"
-                  + "\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+      return (Map<String, Object>) Json.parse(json);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private static Map<?, ?> parse(byte[] b) throws Exception {
-    return (Map<?, ?>) Json.parse(new String(b, StandardCharsets.UTF_8));
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> parse(byte[] b) throws Exception {
+    return (Map<String, Object>) Json.parse(new String(b, StandardCharsets.UTF_8));
+  }
+
+  private static HandOverBodies.Decode decode(Map<String, Object> req, String answer) {
+    return HandOverBodies.vllmDecode(req, answer.getBytes(StandardCharsets.UTF_8), "p0");
   }
 
   @Test
   void sglangGetsTheBootstrapFieldsAndKeepsEverythingElse() throws Exception {
-    Map<?, ?> out = parse(HandOverBodies.sglangBootstrap(REQ, "10.0.0.7", 8998, 42L));
+    Map<String, Object> out = parse(HandOverBodies.sglangBootstrap(REQ, "10.0.0.7", 8998, 42L));
     assertThat(out.get("bootstrap_host")).isEqualTo("10.0.0.7");
     assertThat(out.get("bootstrap_port")).isEqualTo(8998L);
     assertThat(out.get("bootstrap_room")).isEqualTo(42L);
     assertThat(out.get("prompt")).isEqualTo("hi");
     assertThat(out.get("stream")).isEqualTo(true);
+    assertThat(out.get("min_tokens")).isEqualTo(5L);
   }
 
   @Test
   void vllmPrefillIsOneTokenWithoutStreamAndDecodeGetsTheKvParams() throws Exception {
-    Map<?, ?> p = parse(HandOverBodies.vllmPrefill(REQ));
+    Map<String, Object> p = parse(HandOverBodies.vllmPrefill(REQ));
     assertThat(p.get("max_tokens")).isEqualTo(1L);
     assertThat(p.get("max_completion_tokens")).isEqualTo(1L);
     assertThat(p.get("stream")).isEqualTo(false);
     assertThat(p.containsKey("stream_options")).isFalse();
-    String answer = "{\"choices\":[],\"kv_transfer_params\":{\"remote_engine_id\":\"e1\"}}";
-    Map<?, ?> d =
-        parse(HandOverBodies.vllmDecode(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0"));
-    assertThat(d.get("max_tokens")).isEqualTo(9L);
-    assertThat(d.get("stream")).isEqualTo(true);
-    assertThat(((Map<?, ?>) d.get("kv_transfer_params")).get("remote_engine_id")).isEqualTo("e1");
+    HandOverBodies.Decode d =
+        decode(REQ, "{\"choices\":[],\"kv_transfer_params\":{\"remote_engine_id\":\"e1\"}}");
+    assertThat(d.withoutKv()).isNull();
+    Map<String, Object> out = parse(d.body());
+    assertThat(out.get("max_tokens")).isEqualTo(9L);
+    assertThat(out.get("stream")).isEqualTo(true);
+    assertThat(((Map<?, ?>) out.get("kv_transfer_params")).get("remote_engine_id")).isEqualTo("e1");
+  }
+
+  @Test
+  void minTokensLeaveThePrefillCopyAndTheDecodeHalfKeepsTheClientsValues() throws Exception {
+    // Above the copy's one token they would make vLLM refuse it (min_tokens <= max_tokens).
+    Map<String, Object> p = parse(HandOverBodies.vllmPrefill(REQ));
+    assertThat(p).doesNotContainKeys("min_tokens", "min_completion_tokens");
+    Map<String, Object> d =
+        parse(decode(REQ, "{\"kv_transfer_params\":{\"remote_host\":\"h\"}}").body());
+    assertThat(d.get("min_tokens")).isEqualTo(5L);
+    assertThat(d.get("min_completion_tokens")).isEqualTo(4L);
+    assertThat(d.get("max_completion_tokens")).isEqualTo(9L);
+    // Absent in the request: absent in both halves (never restored as null).
+    Map<String, Object> plain = request("{\"prompt\":\"hi\",\"max_tokens\":3}");
+    assertThat(parse(HandOverBodies.vllmPrefill(plain)))
+        .doesNotContainKeys("min_tokens", "min_completion_tokens", "max_completion_tokens");
+    assertThat(parse(decode(plain, "{\"kv_transfer_params\":{\"a\":1}}").body()))
+        .doesNotContainKeys("min_tokens", "min_completion_tokens");
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{\"kv_transfer_params\":null}                   | NULL",
+        "{\"choices\":[],\"kv_transfer_params\":null}    | NULL",
+        "{\"choices\":[{\"finish_reason\":\"stop\"}]}    | ABSENT",
+        "{}                                              | ABSENT",
+        "{\"kv_transfer_params\":{}}                     | EMPTY",
+        "  {\"kv_transfer_params\" : null }              | NULL"
+      })
+  void aPrefillAnswerWithoutKvParamsGoesToDecodeWithTheClientsBody(String answer, WithoutKv why)
+      throws Exception {
+    HandOverBodies.Decode d = decode(REQ, answer.strip());
+    assertThat(d.withoutKv()).isEqualTo(why);
+    assertThat(parse(d.body())).isEqualTo(REQ);
+  }
+
+  @Test
+  void theClientsOwnKvParamsNeverReachDecode() throws Exception {
+    Map<String, Object> req =
+        request("{\"prompt\":\"hi\",\"kv_transfer_params\":{\"remote_host\":\"evil\"}}");
+    Map<String, Object> p = parse(HandOverBodies.vllmPrefill(req));
+    assertThat(((Map<?, ?>) p.get("kv_transfer_params")).get("remote_host")).isNull();
+    HandOverBodies.Decode none = decode(req, "{\"kv_transfer_params\":null}");
+    assertThat(parse(none.body())).doesNotContainKey("kv_transfer_params");
+    HandOverBodies.Decode some = decode(req, "{\"kv_transfer_params\":{\"remote_host\":\"p\"}}");
+    assertThat(((Map<?, ?>) parse(some.body()).get("kv_transfer_params")).get("remote_host"))
+        .isEqualTo("p");
   }
 
   @ParameterizedTest
@@ -63,23 +122,73 @@ class HandOverBodiesTest {
         "{",
         "[]",
         "null",
-        "{\"choices\":[]}",
-        "{\"kv_transfer_params\":null}",
-        "{\"kv_transfer_params\":[1]}",
-        "{\"kv_transfer_params\":\"x\"}"
+        "true",
+        "42",
+        "\"kv_transfer_params\"",
+        "{\"kv_transfer_params\":{}",
+        "{\"kv_transfer_params\":{}} trailing",
+        "\u0000\u0001\u0002"
       })
-  void aPrefillAnswerWithoutKvParamsIsAClearError(String answer) {
-    assertThatThrownBy(
-            () -> HandOverBodies.vllmDecode(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0"))
+  void aPrefillAnswerThatIsNotAJsonObjectIsAClearError(String answer) {
+    assertThatThrownBy(() -> decode(REQ, answer))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("prefill worker p0 ");
   }
 
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "[1]",
+        "[]",
+        "\"x\"",
+        "\"\"",
+        "0",
+        "-1.5e3",
+        "true",
+        "false",
+        "[{\"remote_host\":\"h\"}]"
+      })
+  void kvParamsOfAnyOtherJsonTypeAreAnUpstreamError(String kv) {
+    assertThatThrownBy(() -> decode(REQ, "{\"kv_transfer_params\":" + kv + "}"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("prefill worker p0 ")
+        .hasMessageContaining("not an object");
+  }
+
+  @Test
+  void hostileAnswersAreErrorsOrBodiesNeverAnotherException() throws Exception {
+    // Nesting past the JSON reader's depth limit: a named error, not a StackOverflowError.
+    String deep = "{\"kv_transfer_params\":" + "[".repeat(100_000) + "]".repeat(100_000) + "}";
+    assertThatThrownBy(() -> decode(REQ, deep))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("prefill worker p0 ");
+    // A large but valid answer (the size limit is the reader's, before parsing): the params pass.
+    String big =
+        "{\"choices\":[{\"text\":\""
+            + "x".repeat(900_000)
+            + "\"}],\"kv_transfer_params\":{\"remote_block_ids\":[1,2]}}";
+    HandOverBodies.Decode d = decode(REQ, big);
+    assertThat(d.withoutKv()).isNull();
+    assertThat(((Map<?, ?>) parse(d.body()).get("kv_transfer_params")).get("remote_block_ids"))
+        .isEqualTo(java.util.List.of(1L, 2L));
+    // Invalid UTF-8 around valid JSON is replaced, never thrown.
+    byte[] bad = {'{', '"', (byte) 0xff, '"', ':', '1', '}'};
+    assertThat(HandOverBodies.vllmDecode(REQ, bad, "p0").withoutKv()).isEqualTo(WithoutKv.ABSENT);
+  }
+
   @Test
   void theClientsBodyIsNotChanged() {
+    Map<String, Object> before = request(Json.write(REQ));
     HandOverBodies.vllmPrefill(REQ);
+    decode(REQ, "{\"kv_transfer_params\":{\"a\":1}}");
     HandOverBodies.sglangBootstrap(REQ, "h", 1, 1);
-    assertThat(REQ.get("max_tokens")).isEqualTo(9L);
-    assertThat(REQ).doesNotContainKey("bootstrap_room");
+    assertThat(REQ).isEqualTo(before);
+  }
+
+  @Test
+  void theReasonsAreTheMetricLabels() {
+    assertThat(WithoutKv.values())
+        .extracting(WithoutKv::label)
+        .containsExactly("null", "absent", "empty");
   }
 }

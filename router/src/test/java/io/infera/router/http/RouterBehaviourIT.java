@@ -150,4 +150,88 @@ class RouterBehaviourIT {
       e.close();
     }
   }
+
+  @Test
+  void aWorkerThatRefusesTheChatFormIsRoutedByLoadCountedAndWarnedOnce() throws Exception {
+    // An engine whose /tokenize takes no messages (an older SGLang: prompt required) answers 422.
+    StubEngine e = new StubEngine(vertx, "e");
+    e.script(
+        s ->
+            s.path().equals("/tokenize") && s.body().contains("\"messages\"")
+                ? StubEngine.Canned.json(
+                    422, "{\"detail\":[{\"loc\":[\"body\",\"prompt\"],\"msg\":\"required\"}]}")
+                : null);
+    String yaml =
+        RouterHarness.yaml(List.of(e), "")
+            .replace("tokenizer: {path: 'builtin:qwen3'}", "tokenizer: {mode: engine}");
+    RouterHarness r =
+        RouterHarness.start(
+            vertx, io.infera.router.config.ConfigLoader.parse(yaml), RouterHarness.testParts());
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(EngineTokenizer.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> r.get("/ready").statusCode() == 200);
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> resp = r.post("/v1/chat/completions", chat("hello " + i, false));
+        assertThat(resp.statusCode()).isEqualTo(200);
+        assertThat(resp.headers().firstValue("x-infera-cache-hit-blocks")).hasValue("0");
+      }
+      assertThat(r.get("/metrics").body())
+          .contains("infera_tokenize_failures_total{reason=\"engine_chat\"} 3.0");
+      assertThat(logs.list)
+          .filteredOn(ev -> ev.getLevel() == ch.qos.logback.classic.Level.WARN)
+          .singleElement()
+          .satisfies(
+              ev ->
+                  assertThat(ev.getFormattedMessage())
+                      .contains("worker=e")
+                      .contains("422")
+                      .contains("tokenizer.mode: local"));
+      // Completions still tokenize on that worker: the prompt goes as one string.
+      HttpResponse<String> explain =
+          r.post("/v1/admin/explain", "{\"prompt\":[\"" + "word ".repeat(40) + "\"]}");
+      assertThat(explain.body()).contains("\"prompt_tokens\":40");
+      StubEngine.Seen last =
+          e.seen().stream().filter(x -> x.path().equals("/tokenize")).reduce((a, b) -> b).get();
+      assertThat(((Map<?, ?>) Json.parse(last.body())).get("prompt")).isEqualTo("word ".repeat(40));
+    } finally {
+      logger.detachAppender(logs);
+      r.close();
+      e.close();
+    }
+  }
+
+  @Test
+  void aTokenizeAnswerPastItsLimitIsAnEngineFailureNotAStall() throws Exception {
+    StubEngine e = new StubEngine(vertx, "e");
+    int limit = EngineTokenizer.maxAnswerBytes(1024);
+    List<String> chunks = new java.util.ArrayList<>();
+    chunks.add("{\"tokens\":[");
+    String piece = "1,".repeat(32 * 1024);
+    for (int sent = 0; sent <= limit; sent += piece.length()) {
+      chunks.add(piece);
+    }
+    chunks.add("1]}");
+    e.script(s -> s.path().equals("/tokenize") ? new StubEngine.Canned(200, chunks) : null);
+    String yaml =
+        RouterHarness.yaml(List.of(e), "limits: {maxBodyBytes: 1024}\n")
+            .replace("tokenizer: {path: 'builtin:qwen3'}", "tokenizer: {mode: engine}");
+    RouterHarness r =
+        RouterHarness.start(
+            vertx, io.infera.router.config.ConfigLoader.parse(yaml), RouterHarness.testParts());
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> r.get("/ready").statusCode() == 200);
+      HttpResponse<String> resp = r.post("/v1/chat/completions", chat("hello", false));
+      assertThat(resp.statusCode()).isEqualTo(200);
+      assertThat(r.get("/metrics").body())
+          .contains("infera_tokenize_failures_total{reason=\"engine\"} 1.0");
+    } finally {
+      r.close();
+      e.close();
+    }
+  }
 }

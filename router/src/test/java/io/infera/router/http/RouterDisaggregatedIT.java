@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A disaggregated fleet (prefill and decode pools, no mixed worker): SGLang's hand-over sends the
  * request with the prefill server's bootstrap address and a fresh room to a prefill and a decode
- * worker at once and answers with the decode worker's response; other engines get a clear 503.
+ * worker at once and answers with the decode worker's response; vLLM's prefills one token first and
+ * passes its {@code kv_transfer_params} on (or none, when it has none); other engines get a clear
+ * 503.
  */
 class RouterDisaggregatedIT {
 
@@ -54,9 +56,12 @@ class RouterDisaggregatedIT {
 
   /** Starts the router on {@code workers}: each "id role engine" with the stub's URL. */
   private void startWith(StubEngine[] stubs, String... workers) throws Exception {
+    startWith("{path: 'builtin:qwen3'}", stubs, workers);
+  }
+
+  private void startWith(String tokenizer, StubEngine[] stubs, String... workers) throws Exception {
     StringBuilder yaml =
-        new StringBuilder(
-                "model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: {path: 'builtin:qwen3'}\n")
+        new StringBuilder("model: Qwen/Qwen3-0.6B\npageSize: 16\ntokenizer: " + tokenizer + "\n")
             .append("events: {transport: inproc, inprocBus: 'pd-")
             .append(System.nanoTime())
             .append("'}\nlisten: {host: 127.0.0.1, port: 0}\n")
@@ -223,6 +228,148 @@ class RouterDisaggregatedIT {
                         .get("/metrics")
                         .body()
                         .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
+  }
+
+  /** The prefill stub answers vLLM's prefill copies with {@code kv} as its kv_transfer_params. */
+  private void prefillAnswersKv(String kv) {
+    prefill.script(
+        s ->
+            s.body().contains("\"do_remote_decode\":true")
+                ? StubEngine.Canned.json(
+                    200,
+                    "{\"id\":\"cmpl-p0\",\"choices\":[{\"index\":0,\"text\":\"\","
+                        + "\"finish_reason\":\"stop\"}]"
+                        + (kv == null ? "" : ",\"kv_transfer_params\":" + kv)
+                        + "}")
+                : null);
+  }
+
+  @Test
+  void vllmPrefillThatEndedWithoutKvContinuesToDecodeWithTheClientsBody() throws Exception {
+    start("vllm");
+    prefillAnswersKv("null"); // the engine kept no KV for a remote decode: nothing to pull
+    String body = BODY.replace("}", ",\"min_tokens\":3,\"stream\":true}");
+    HttpResponse<String> r = router.post("/v1/completions", body);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo(StubEngine.sse("d0"));
+    Map<?, ?> p = (Map<?, ?>) Json.parse(prefill.seen().get(0).body());
+    assertThat(p.containsKey("min_tokens")).isFalse();
+    assertThat(p.get("max_tokens")).isEqualTo(1L);
+    Map<?, ?> d = (Map<?, ?>) Json.parse(decode.seen().get(0).body());
+    assertThat(d).isEqualTo(Json.parse(body));
+    assertThat(router.get("/metrics").body())
+        .contains("infera_handover_without_kv_total{reason=\"null\"} 1.0")
+        .contains("infera_handover_without_kv_total{reason=\"absent\"} 0.0");
+
+    prefillAnswersKv(null); // no field at all (a prefill pool without a KV connector)
+    assertThat(router.post("/v1/completions", BODY).statusCode()).isEqualTo(200);
+    assertThat(
+            ((Map<?, ?>) Json.parse(decode.seen().get(1).body())).containsKey("kv_transfer_params"))
+        .isFalse();
+    assertThat(router.get("/metrics").body())
+        .contains("infera_handover_without_kv_total{reason=\"absent\"} 1.0");
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                router.get("/metrics").body().contains("infera_worker_inflight{worker=\"p0\"} 0.0")
+                    && router
+                        .get("/metrics")
+                        .body()
+                        .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
+  }
+
+  @Test
+  void vllmMinTokensGoToDecodeOnly() throws Exception {
+    start("vllm");
+    String body = BODY.replace("}", ",\"min_tokens\":3,\"min_completion_tokens\":2}");
+    assertThat(router.post("/v1/completions", body).statusCode()).isEqualTo(200);
+    Map<?, ?> p = (Map<?, ?>) Json.parse(prefill.seen().get(0).body());
+    assertThat(p.containsKey("min_tokens") || p.containsKey("min_completion_tokens")).isFalse();
+    Map<?, ?> d = (Map<?, ?>) Json.parse(decode.seen().get(0).body());
+    assertThat(d.get("min_tokens")).isEqualTo(3L);
+    assertThat(d.get("min_completion_tokens")).isEqualTo(2L);
+    assertThat(((Map<?, ?>) d.get("kv_transfer_params")).get("remote_engine_id"))
+        .isEqualTo("engine-p0");
+  }
+
+  @Test
+  void vllmPrefillKvParamsThatAreNotAnObjectAreA502AndNothingGoesToDecode() throws Exception {
+    start("vllm");
+    for (String kv : List.of("[1,2]", "\"x\"", "7", "true")) {
+      prefillAnswersKv(kv);
+      HttpResponse<String> r = router.post("/v1/completions", BODY);
+      assertThat(r.statusCode()).as(kv).isEqualTo(502);
+      assertThat(r.body()).contains("prefill worker p0").contains("not an object");
+    }
+    prefill.script(
+        s -> s.path().equals("/v1/completions") ? StubEngine.Canned.json(200, "<html>") : null);
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.body()).contains("prefill worker p0 answered with invalid JSON");
+    assertThat(decode.seen()).isEmpty();
+  }
+
+  @Test
+  void aHugeChunkedPrefillAnswerIsCutAtTheLimit() throws Exception {
+    start("vllm");
+    // No content-length to refuse it by: the reader stops at the limit.
+    String chunk = "x".repeat(64 * 1024);
+    List<String> chunks = new java.util.ArrayList<>();
+    chunks.add("{\"choices\":[{\"text\":\"");
+    for (int i = 0; i < 20; i++) {
+      chunks.add(chunk);
+    }
+    chunks.add("\"}],\"kv_transfer_params\":{\"remote_host\":\"h\"}}");
+    prefill.script(
+        s -> s.path().equals("/v1/completions") ? new StubEngine.Canned(200, chunks) : null);
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.body())
+        .contains(
+            "prefill worker p0 answered more than "
+                + DisaggregatedDispatch.MAX_PREFILL_ANSWER_BYTES
+                + " bytes");
+    assertThat(decode.seen()).isEmpty();
+    // One with a content-length over the limit is refused before reading.
+    prefill.script(
+        s ->
+            s.path().equals("/v1/completions")
+                ? StubEngine.Canned.json(200, String.join("", chunks))
+                : null);
+    assertThat(router.post("/v1/completions", BODY).statusCode()).isEqualTo(502);
+    assertThat(decode.seen()).isEmpty();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                router.get("/metrics").body().contains("infera_worker_inflight{worker=\"p0\"} 0.0")
+                    && router
+                        .get("/metrics")
+                        .body()
+                        .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
+  }
+
+  @Test
+  void engineTokenizerModeAsksThePrefillWorkerOfADisaggregatedFleet() throws Exception {
+    startWith(
+        "{mode: engine}", new StubEngine[] {prefill, decode}, "p0 prefill vllm", "d0 decode vllm");
+    String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4}";
+    HttpResponse<String> r = router.post("/v1/chat/completions", chat);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(prefill.seen())
+        .extracting(StubEngine.Seen::path)
+        .containsExactly("/tokenize", "/v1/chat/completions");
+    assertThat(decode.seen())
+        .extracting(StubEngine.Seen::path)
+        .containsExactly("/v1/chat/completions");
+    Map<?, ?> tokenize = (Map<?, ?>) Json.parse(prefill.seen().get(0).body());
+    assertThat(tokenize.get("messages")).isNotNull();
+    assertThat(tokenize.get("add_special_tokens")).isEqualTo(false);
+    // The stub's 40 tokens are 2 blocks of 16: the request was hashed from the engine's tokens.
+    Map<?, ?> e = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", chat).body());
+    assertThat(e.get("request_blocks")).isEqualTo(2L);
+    assertThat(router.get("/metrics").body()).doesNotContain("infera_tokenize_failures_total{");
   }
 
   @Test

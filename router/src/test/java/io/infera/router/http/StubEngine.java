@@ -33,10 +33,22 @@ public final class StubEngine implements AutoCloseable {
   /** One request the engine saw. */
   public record Seen(String path, Map<String, String> headers, String body) {}
 
+  /**
+   * A scripted answer.
+   *
+   * @param chunks the body, sent chunked when there are several (else with a content-length)
+   */
+  public record Canned(int status, List<String> chunks) {
+    public static Canned json(int status, String body) {
+      return new Canned(status, List.of(body));
+    }
+  }
+
   private final Vertx vertx;
   private final HttpServer server;
   private final String name;
   private final AtomicReference<Mode> mode = new AtomicReference<>(Mode.OK);
+  private volatile java.util.function.Function<Seen, Canned> script = s -> null;
   private final List<Seen> seen = new CopyOnWriteArrayList<>();
   private final AtomicInteger cancelled = new AtomicInteger();
   private volatile boolean healthy = true;
@@ -65,6 +77,11 @@ public final class StubEngine implements AutoCloseable {
 
   public void mode(Mode m) {
     mode.set(m);
+  }
+
+  /** Answers the requests {@code f} has an answer for (null: as the mode says). */
+  public void script(java.util.function.Function<Seen, Canned> f) {
+    script = f;
   }
 
   public void healthy(boolean h) {
@@ -113,9 +130,33 @@ public final class StubEngine implements AutoCloseable {
             body -> {
               Map<String, String> headers = new java.util.HashMap<>();
               req.headers().forEach(h -> headers.put(h.getKey().toLowerCase(), h.getValue()));
-              seen.add(new Seen(req.path(), headers, body.toString()));
-              respond(req, body.toString());
+              Seen s = new Seen(req.path(), headers, body.toString());
+              seen.add(s);
+              Canned c = script.apply(s);
+              if (c != null) {
+                canned(req.response(), c);
+              } else {
+                respond(req, body.toString());
+              }
             });
+  }
+
+  private static void canned(HttpServerResponse resp, Canned c) {
+    resp.setStatusCode(c.status()).putHeader("content-type", "application/json");
+    if (c.chunks().size() == 1) {
+      resp.end(c.chunks().get(0));
+      return;
+    }
+    resp.setChunked(true);
+    for (String chunk : c.chunks()) {
+      if (resp.closed()) {
+        return;
+      }
+      resp.write(chunk);
+    }
+    if (!resp.closed()) {
+      resp.end();
+    }
   }
 
   private void respond(HttpServerRequest req, String body) {

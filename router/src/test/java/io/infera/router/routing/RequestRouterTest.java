@@ -204,4 +204,23 @@ class RequestRouterTest {
         .contains(WorkerId.of("a"), WorkerId.of("b"))
         .doesNotContain(WorkerId.of("p"));
   }
+
+  @Test
+  void tokenizeWorkerFallsBackToPrefillThenDecodeWorkers() {
+    RequestRouter router = router(PolicyName.KV_AWARE);
+    fleet.apply(
+        List.of(worker("p0", Role.PREFILL), worker("p1", Role.PREFILL), worker("d0", Role.DECODE)));
+    List<WorkerId> chosen = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      chosen.add(router.tokenizeWorker("req-" + i).orElseThrow().info().id());
+    }
+    assertThat(chosen)
+        .contains(WorkerId.of("p0"), WorkerId.of("p1"))
+        .doesNotContain(WorkerId.of("d0"));
+    // Only decode workers routable: one of them (the request is routed by load regardless).
+    fleet.apply(List.of(worker("d0", Role.DECODE)));
+    assertThat(router.tokenizeWorker("r1").orElseThrow().info().id()).isEqualTo(WorkerId.of("d0"));
+    fleet.setHealthy(WorkerId.of("d0"), false);
+    assertThat(router.tokenizeWorker("r1")).isEmpty();
+  }
 }

@@ -145,6 +145,16 @@ public final class EngineCommand implements Callable<Integer> {
       description = "ZMQ topic frame of KV events. Default: ${DEFAULT-VALUE}.")
   String topic;
 
+  @Option(
+      names = "--enable-prompt-tokens-details",
+      arity = "0..1",
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "Report usage.prompt_tokens_details.cached_tokens (vLLM's flag of that name, SGLang's"
+              + " --enable-cache-report; the operator sets them). Default: ${DEFAULT-VALUE}.")
+  boolean promptTokensDetails;
+
   public EngineCommand() {}
 
   /** Parses {@code vllm}, {@code vllm-map}, {@code sglang}. */
@@ -179,6 +189,7 @@ public final class EngineCommand implements Callable<Integer> {
           .maxNumSeqs(maxNumSeqs)
           .maxNumBatchedTokens(maxNumBatchedTokens)
           .topic(topic)
+          .promptTokensDetails(promptTokensDetails)
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(

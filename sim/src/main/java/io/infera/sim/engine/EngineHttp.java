@@ -129,7 +129,8 @@ final class EngineHttp {
         new Meta(p.endpoint(), prefix + requestId, System.currentTimeMillis() / 1000, p.model());
     String coreId = meta.id() + "#" + serial.incrementAndGet();
     AnswerVocabulary.Answer answer = vocabulary.answer(requestId, p.maxTokens());
-    Exchange ex = new Exchange(ctx, resp, loop, coreId, meta, p, answer);
+    Exchange ex =
+        new Exchange(ctx, resp, loop, coreId, meta, p, answer, options.promptTokensDetails());
     resp.closeHandler(v -> ex.clientGone());
     if (p.stream()) {
       resp.setChunked(true)
@@ -155,6 +156,7 @@ final class EngineHttp {
     private final Meta meta;
     private final Parsed parsed;
     private final AnswerVocabulary.Answer answer;
+    private final boolean promptTokensDetails;
     // Event-loop state.
     private int emitted;
     private boolean done;
@@ -166,13 +168,15 @@ final class EngineHttp {
         String coreId,
         Meta meta,
         Parsed parsed,
-        AnswerVocabulary.Answer answer) {
+        AnswerVocabulary.Answer answer,
+        boolean promptTokensDetails) {
       this.ctx = ctx;
       this.resp = resp;
       this.loop = loop;
       this.coreId = coreId;
       this.meta = meta;
       this.parsed = parsed;
+      this.promptTokensDetails = promptTokensDetails;
       this.answer = answer;
     }
 
@@ -245,7 +249,8 @@ final class EngineHttp {
         if (finished != null) {
           done = true;
           Map<String, Object> usage =
-              OpenAiFormat.usage(finished.promptTokens(), emitted, finished.cachedTokens());
+              OpenAiFormat.usage(
+                  finished.promptTokens(), emitted, finished.cachedTokens(), promptTokensDetails);
           json(
               resp,
               200,
@@ -280,7 +285,11 @@ final class EngineHttp {
         sb.append(
             OpenAiFormat.usageChunk(
                 meta,
-                OpenAiFormat.usage(finished.promptTokens(), emitted, finished.cachedTokens())));
+                OpenAiFormat.usage(
+                    finished.promptTokens(),
+                    emitted,
+                    finished.cachedTokens(),
+                    promptTokensDetails)));
       }
       sb.append(OpenAiFormat.DONE);
       resp.end(sb.toString());

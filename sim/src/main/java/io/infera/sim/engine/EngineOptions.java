@@ -21,6 +21,9 @@ package io.infera.sim.engine;
  * @param maxNumSeqs most sequences scheduled in one step
  * @param maxNumBatchedTokens token budget of one step
  * @param topic the ZMQ topic frame (may be empty)
+ * @param promptTokensDetails report {@code usage.prompt_tokens_details.cached_tokens}, as vLLM does
+ *     with {@code --enable-prompt-tokens-details} and SGLang with {@code --enable-cache-report}
+ *     (the operator sets both); off, the engine reports no prefix-cache hit
  */
 public record EngineOptions(
     String host,
@@ -37,7 +40,8 @@ public record EngineOptions(
     long hashSeed,
     int maxNumSeqs,
     int maxNumBatchedTokens,
-    String topic) {
+    String topic,
+    boolean promptTokensDetails) {
 
   /** The most data-parallel ranks one simulated server runs. */
   public static final int MAX_DP_SIZE = 64;
@@ -74,7 +78,7 @@ public record EngineOptions(
   /**
    * 127.0.0.1, free HTTP, ZMQ and replay ports, {@code vllm-map}, 16-token blocks, 8192 blocks,
    * {@code Qwen/Qwen3-0.6B} with {@code builtin:qwen3}, real time, one rank, seed 0, 256 sequences,
-   * 8192 batched tokens, topic {@code kv-events}.
+   * 8192 batched tokens, topic {@code kv-events}, cached tokens reported.
    */
   public static EngineOptions defaults() {
     return new EngineOptions(
@@ -92,7 +96,8 @@ public record EngineOptions(
         0L,
         256,
         8192,
-        "kv-events");
+        "kv-events",
+        true);
   }
 
   /** True when KV events are published. */
@@ -127,6 +132,7 @@ public record EngineOptions(
     private int maxNumSeqs;
     private int maxNumBatchedTokens;
     private String topic;
+    private boolean promptTokensDetails;
 
     private Builder(EngineOptions o) {
       host = o.host;
@@ -144,6 +150,7 @@ public record EngineOptions(
       maxNumSeqs = o.maxNumSeqs;
       maxNumBatchedTokens = o.maxNumBatchedTokens;
       topic = o.topic;
+      promptTokensDetails = o.promptTokensDetails;
     }
 
     public Builder host(String v) {
@@ -221,6 +228,11 @@ public record EngineOptions(
       return this;
     }
 
+    public Builder promptTokensDetails(boolean v) {
+      promptTokensDetails = v;
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException naming the first invalid field
      */
@@ -240,7 +252,8 @@ public record EngineOptions(
           hashSeed,
           maxNumSeqs,
           maxNumBatchedTokens,
-          topic);
+          topic,
+          promptTokensDetails);
     }
   }
 

@@ -25,13 +25,20 @@ final class OpenAiFormat {
     }
   }
 
-  /** {@code usage} with the real prefix-cache hit in {@code prompt_tokens_details}. */
-  static Map<String, Object> usage(int promptTokens, int completionTokens, int cachedTokens) {
+  /**
+   * {@code usage} as vLLM 0.33.0 builds it: with {@code details} (its {@code
+   * --enable-prompt-tokens-details}) the prefix-cache hit is {@code prompt_tokens_details:
+   * {cached_tokens: N}}, 0 included (its count starts at 0, never unset); without, {@code
+   * prompt_tokens_details} is null (SGLang 0.5.23 with and without {@code --enable-cache-report}
+   * alike).
+   */
+  static Map<String, Object> usage(
+      int promptTokens, int completionTokens, int cachedTokens, boolean details) {
     Map<String, Object> u = new LinkedHashMap<>();
     u.put("prompt_tokens", promptTokens);
     u.put("total_tokens", promptTokens + completionTokens);
     u.put("completion_tokens", completionTokens);
-    u.put("prompt_tokens_details", Map.of("cached_tokens", cachedTokens));
+    u.put("prompt_tokens_details", details ? Map.of("cached_tokens", cachedTokens) : null);
     return u;
   }
 
@@ -66,11 +73,17 @@ final class OpenAiFormat {
     return sse(c);
   }
 
-  /** The last chunk when {@code stream_options.include_usage}: no choices, the usage. */
+  /**
+   * The last chunk when {@code stream_options.include_usage}: no choices, the usage. vLLM writes a
+   * chunk without choices with its null fields left out, so a null {@code prompt_tokens_details} is
+   * absent here.
+   */
   static String usageChunk(Meta meta, Map<String, Object> usage) {
     Map<String, Object> c = head(meta, meta.chunkObject());
     c.put("choices", List.of());
-    c.put("usage", usage);
+    Map<String, Object> present = new LinkedHashMap<>(usage);
+    present.values().removeIf(java.util.Objects::isNull);
+    c.put("usage", present);
     return sse(c);
   }
 

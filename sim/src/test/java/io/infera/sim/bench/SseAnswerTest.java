@@ -121,6 +121,22 @@ class SseAnswerTest {
             0,
             2),
         Arguments.of(
+            "details null (an engine without the flag) or without cached_tokens: 0 cached",
+            List.of(
+                "data: {\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":2,"
+                    + "\"prompt_tokens_details\":null}}",
+                "data: {\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":2,"
+                    + "\"prompt_tokens_details\":{\"cached_tokens\":null}}}",
+                "data: {\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":2,"
+                    + "\"prompt_tokens_details\":{}}}",
+                text("a")),
+            "a",
+            10.0,
+            List.of(),
+            40,
+            0,
+            2),
+        Arguments.of(
             "choices that are not a list of objects carry no text",
             List.of(
                 "data: {\"choices\":{}}",

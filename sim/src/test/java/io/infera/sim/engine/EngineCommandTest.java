@@ -72,7 +72,8 @@ class EngineCommandTest {
                 42,
                 8,
                 512,
-                ""));
+                "",
+                true));
   }
 
   @Test
@@ -86,5 +87,18 @@ class EngineCommandTest {
     assertThat(o.flavor()).isEqualTo(Flavor.VLLM_MAP);
     assertThat(cmd.options().toBuilder().port(0).zmqPort(0).replayPort(0).build())
         .isEqualTo(EngineOptions.defaults());
+  }
+
+  @Test
+  void cachedTokensAreReportedUnlessTurnedOff() {
+    EngineCommand off = new EngineCommand();
+    new CommandLine(off).parseArgs("--enable-prompt-tokens-details=false");
+    assertThat(off.options().promptTokensDetails()).isFalse();
+    EngineCommand bare = new EngineCommand();
+    new CommandLine(bare).parseArgs("--enable-prompt-tokens-details");
+    assertThat(bare.options().promptTokensDetails()).isTrue();
+    EngineCommand none = new EngineCommand();
+    new CommandLine(none).parseArgs();
+    assertThat(none.options().promptTokensDetails()).isTrue();
   }
 }

@@ -151,6 +151,25 @@ class SimEngineIT {
   }
 
   @Test
+  void withoutPromptTokensDetailsNoHitIsReported() throws Exception {
+    // An engine run without --enable-prompt-tokens-details / --enable-cache-report.
+    try (SimEngine engine = start(fast().promptTokensDetails(false))) {
+      List<Object> messages = messages("Where is shipment 42 right now?");
+      post(engine, "/v1/chat/completions", chat(messages, 4, false), null);
+      Map<String, Object> again =
+          obj(post(engine, "/v1/chat/completions", chat(messages, 4, false), null).body());
+      Map<String, Object> usage = obj(again.get("usage"));
+      assertThat(usage).containsEntry("prompt_tokens_details", null);
+      Map<String, Object> req = chat(messages, 2, true);
+      req.put("stream_options", Map.of("include_usage", true));
+      List<Map<String, Object>> chunks =
+          sse(post(engine, "/v1/chat/completions", req, null).body());
+      Map<String, Object> u = obj(chunks.get(chunks.size() - 1).get("usage"));
+      assertThat(u).containsKey("prompt_tokens").doesNotContainKey("prompt_tokens_details");
+    }
+  }
+
+  @Test
   void aNextChatTurnHitsThePreviousPromptAndCarriesTheAnswerTokensBack() throws Exception {
     try (SimEngine engine = start(fast())) {
       List<Object> turn1 = messages("Which warehouse handles returns?");

@@ -1,6 +1,7 @@
 package io.infera.router.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
@@ -18,6 +19,7 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +60,8 @@ class ServedMetricsIT {
     PrometheusMeterRegistry transports = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SharedLoad sharing = null;
     try {
+      // The first health probe may time out on a loaded machine: wait for a routable worker.
+      await().atMost(Duration.ofSeconds(20)).until(() -> r.get("/ready").statusCode() == 200);
       String chat =
           "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "word ".repeat(40) + "\"}]}";
       assertThat(r.post("/v1/chat/completions", chat).statusCode()).isEqualTo(200);

@@ -179,20 +179,14 @@ public final class FakeVllmPublisher implements AutoCloseable {
    * ports), as one vLLM server with data parallelism binds them.
    */
   public static List<FakeVllmPublisher> dpGroup(int dpSize, boolean replay) {
-    return dpGroup(dpSize, replay, ReplayLayout.TOPIC);
-  }
-
-  /** As {@link #dpGroup(int, boolean)}, the replay sockets answering in {@code layout}. */
-  public static List<FakeVllmPublisher> dpGroup(int dpSize, boolean replay, ReplayLayout layout) {
     RuntimeException last = null;
     for (int attempt = 0; attempt < 20; attempt++) {
       List<FakeVllmPublisher> group = new ArrayList<>();
       try {
-        FakeVllmPublisher first = builder().replay(replay).replayLayout(layout).start();
+        FakeVllmPublisher first = builder().replay(replay).start();
         group.add(first);
         for (int r = 1; r < dpSize; r++) {
-          Builder b =
-              builder().port(first.port() + r).dpRank(r).replay(replay).replayLayout(layout);
+          Builder b = builder().port(first.port() + r).dpRank(r).replay(replay);
           if (replay) {
             b.replayPort(first.replayPort + r);
           }

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.discovery.WorkerInfo.Readiness;
@@ -35,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 /** The {@code zmq} transport against fake vLLM publishers on loopback sockets. */
 @Timeout(20)
@@ -241,6 +246,37 @@ class ZmqTransportIT {
     await().atMost(Duration.ofSeconds(3)).until(() -> sink.hasLive(W0, c));
     assertThat(pub.replayRequests()).isEqualTo(requests);
     assertThat(transport.pollerThread().isAlive()).isTrue();
+  }
+
+  @Test
+  void malformedAnswersAreCountedEveryTimeAndLoggedOncePerSource() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(ZmqTransport.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    resources.add(() -> logger.detachAppender(logs));
+    FakeVllmPublisher pub =
+        track(FakeVllmPublisher.builder().replayLayout(ReplayLayout.GARBAGE).start());
+    // No back-off: every gap asks the replay socket again.
+    ZmqTransport transport = start(withReplay(Duration.ofSeconds(30), Duration.ZERO));
+    transport.workersChanged(List.of(worker(W0, pub, 1)));
+    awaitSubscribed(pub, W0);
+
+    long last = 0;
+    for (int i = 0; i < 4; i++) {
+      pub.skipSeq();
+      last = pub.publishStored(new long[] {i}, null, range(16 * i, 16));
+      long b = last;
+      await().atMost(Duration.ofSeconds(3)).until(() -> sink.hasLive(W0, b));
+    }
+    assertThat(transport.counters().replayMalformed()).isGreaterThanOrEqualTo(4);
+    assertThat(transport.counters().replayTimeouts()).isZero();
+    long warnings =
+        logs.list.stream()
+            .filter(e -> e.getLevel() == Level.WARN)
+            .filter(e -> e.getFormattedMessage().startsWith("zmq replay answer malformed"))
+            .count();
+    assertThat(warnings).isEqualTo(1);
   }
 
   @Test
@@ -512,6 +548,10 @@ class ZmqTransportIT {
   }
 
   private static ZmqSettings withReplayTimeout(Duration timeout) {
+    return withReplay(timeout, ZmqSettings.defaults().replayBackoff());
+  }
+
+  private static ZmqSettings withReplay(Duration timeout, Duration backoff) {
     ZmqSettings d = ZmqSettings.defaults();
     return new ZmqSettings(
         d.pollInterval(),
@@ -520,7 +560,7 @@ class ZmqTransportIT {
         d.handshakeInterval(),
         d.receiveHighWaterMark(),
         timeout,
-        d.replayBackoff(),
+        backoff,
         d.settleTime(),
         d.catchUpOnFirstMessage(),
         d.idleProbe());

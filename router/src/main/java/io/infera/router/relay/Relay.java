@@ -117,7 +117,7 @@ public final class Relay implements AutoCloseable {
   public RelayStats stats() {
     ZmqTransport t = transport;
     counters.natsReconnects.set(client.reconnects());
-    return counters.snapshot(loop.buffered(), t == null ? 0 : t.counters().missedMessages());
+    return counters.snapshot(loop.buffered(), t == null ? null : t.counters());
   }
 
   /** The ZMQ transport's source status (empty before {@link #ready()}). */

@@ -1,5 +1,6 @@
 package io.infera.router.relay;
 
+import io.infera.router.events.zmq.ZmqCounters;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The relay's counters; each is written by one thread (or atomically) and read by any. */
@@ -25,7 +26,10 @@ final class RelayCounters {
   final AtomicLong decodeErrors = new AtomicLong();
   final AtomicLong natsReconnects = new AtomicLong();
 
-  RelayStats snapshot(long buffered, long zmqMissed) {
+  /**
+   * @param zmq the transport's counters, or null before it started
+   */
+  RelayStats snapshot(long buffered, ZmqCounters zmq) {
     return new RelayStats(
         received.get(),
         replayed.get(),
@@ -48,6 +52,8 @@ final class RelayCounters {
         snapshotFailures.get(),
         decodeErrors.get(),
         natsReconnects.get(),
-        zmqMissed);
+        zmq == null ? 0 : zmq.missedMessages(),
+        zmq == null ? 0 : zmq.replayTimeouts(),
+        zmq == null ? 0 : zmq.replayMalformed());
   }
 }

@@ -103,6 +103,16 @@ public final class RelayHttp implements AutoCloseable {
     counter(registry, "decode.errors", "payloads that did not decode", s.decodeErrors());
     counter(registry, "nats.reconnects", "NATS reconnects", s.natsReconnects());
     counter(registry, "zmq.missed", "engine batches lost to a gap no replay filled", s.zmqMissed());
+    counter(
+        registry,
+        "zmq.replay.timeouts",
+        "replay requests with no complete answer in time",
+        s.zmqReplayTimeouts());
+    counter(
+        registry,
+        "zmq.replay.malformed",
+        "replay requests abandoned at a malformed answer",
+        s.zmqReplayMalformed());
     gauge(registry, "buffered", "batches waiting to be published", s.buffered());
     gauge(registry, "in.flight", "batches published and not yet acknowledged", s.inFlight());
     gauge(registry, "ready", "1 once recovered and subscribed", relay.ready() ? 1 : 0);

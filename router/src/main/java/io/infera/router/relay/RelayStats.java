@@ -26,6 +26,8 @@ package io.infera.router.relay;
  * @param decodeErrors payloads that did not decode (forwarded, not in the view)
  * @param natsReconnects NATS reconnects after a lost connection
  * @param zmqMissed engine batches lost to a gap no replay filled
+ * @param zmqReplayTimeouts replay requests with no complete answer in time
+ * @param zmqReplayMalformed replay requests abandoned at an answer no engine sends
  */
 public record RelayStats(
     long received,
@@ -49,4 +51,6 @@ public record RelayStats(
     long snapshotFailures,
     long decodeErrors,
     long natsReconnects,
-    long zmqMissed) {}
+    long zmqMissed,
+    long zmqReplayTimeouts,
+    long zmqReplayMalformed) {}

@@ -32,7 +32,7 @@ import org.zeromq.ZMQException;
  * A stand-in for vLLM's {@code ZmqEventPublisher}: a PUB socket on a loopback port sending {@code
  * [topic, seq (8 bytes, big-endian), msgpack batch]} in vLLM's map shape, and optionally a ROUTER
  * replay socket that answers like vLLM's {@code _service_replay} (every buffered batch with seq >=
- * start, then the seq -1 sentinel with an empty payload).
+ * start, then the seq -1 sentinel with an empty payload) in the {@link ReplayLayout} it is given.
  *
  * <p>Thread-safe: publishing methods may be called from any thread. No test-framework dependency,
  * so any test (or a demo) can use it. Remember ZMQ's slow joiner: a subscriber misses what is
@@ -52,6 +52,21 @@ public final class FakeVllmPublisher implements AutoCloseable {
   private static final String LOOPBACK = "tcp://127.0.0.1";
   private static final AtomicInteger MONITOR_IDS = new AtomicInteger();
 
+  /** How the replay socket frames its answers (docs/contracts.md, "Replay socket"). */
+  public enum ReplayLayout {
+    /**
+     * {@code [identity, "", topic, seq, payload]}, ending {@code [identity, "", "", -1, ""]}: vLLM
+     * 0.26+ and SGLang 0.5.23.
+     */
+    TOPIC,
+    /**
+     * {@code [identity, "", seq, payload]}, ending {@code [identity, "", -1, ""]}: older engines.
+     */
+    NO_TOPIC,
+    /** Five frames per batch and no end marker: a socket speaking a layout nobody knows. */
+    GARBAGE
+  }
+
   /** Options; {@link #start()} binds the sockets. */
   public static final class Builder {
     private int port;
@@ -61,8 +76,15 @@ public final class FakeVllmPublisher implements AutoCloseable {
     private String topic = DEFAULT_TOPIC;
     private int blockSize = 16;
     private int bufferSteps = DEFAULT_BUFFER_STEPS;
+    private ReplayLayout replayLayout = ReplayLayout.TOPIC;
 
     private Builder() {}
+
+    /** How replay answers are framed (default {@link ReplayLayout#TOPIC}, as current engines). */
+    public Builder replayLayout(ReplayLayout layout) {
+      this.replayLayout = layout;
+      return this;
+    }
 
     /** PUB port on 127.0.0.1; 0 (the default) picks a free one. */
     public Builder port(int port) {
@@ -118,6 +140,7 @@ public final class FakeVllmPublisher implements AutoCloseable {
   private final byte[] topic;
   private final int blockSize;
   private final int bufferSteps;
+  private final ReplayLayout replayLayout;
   private final int port;
   private final int replayPort;
   // Its own lock: the service thread reads it while a publisher-locked restart() joins that thread.
@@ -141,6 +164,7 @@ public final class FakeVllmPublisher implements AutoCloseable {
     this.topic = b.topic.getBytes(StandardCharsets.UTF_8);
     this.blockSize = b.blockSize;
     this.bufferSteps = b.bufferSteps;
+    this.replayLayout = b.replayLayout;
     this.live = new Incarnation(b.port, b.replay, b.replayPort);
     this.port = live.port;
     this.replayPort = live.replayPort;
@@ -546,7 +570,10 @@ public final class FakeVllmPublisher implements AutoCloseable {
       }
     }
 
-    /** vLLM's {@code _service_replay}: [identity, "", start_seq] in, buffered batches out. */
+    /**
+     * vLLM's {@code _service_replay}: [identity, "", start_seq] in, buffered batches out in the
+     * publisher's {@link ReplayLayout}.
+     */
     private void serveReplay() {
       byte[] identity = router.recv(ZMQ.DONTWAIT);
       if (identity == null) {
@@ -566,11 +593,25 @@ public final class FakeVllmPublisher implements AutoCloseable {
       for (Buffered b : bufferedFrom(start)) {
         router.sendMore(identity);
         router.sendMore(EMPTY);
+        switch (replayLayout) {
+          case TOPIC -> router.sendMore(topic);
+          case NO_TOPIC -> {}
+          case GARBAGE -> {
+            router.sendMore(EMPTY);
+            router.sendMore(topic);
+          }
+        }
         router.sendMore(KvEventMessage.seqBytes(b.seq()));
         router.send(b.payload());
       }
+      if (replayLayout == ReplayLayout.GARBAGE) {
+        return;
+      }
       router.sendMore(identity);
       router.sendMore(EMPTY);
+      if (replayLayout == ReplayLayout.TOPIC) {
+        router.sendMore(EMPTY);
+      }
       router.sendMore(END_SEQ);
       router.send(EMPTY);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.infera.router.events.FakeVllmPublisher;
+import io.infera.router.events.FakeVllmPublisher.ReplayLayout;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The relay between a fake vLLM engine (ZMQ PUB + replay ROUTER) and a real nats-server: order,
@@ -264,6 +267,83 @@ class RelayIT {
     assertThat(relay.stats().replayed()).isGreaterThanOrEqualTo(5);
     relay.close();
     assertRouterSeesTheTruth(o, 50);
+  }
+
+  /**
+   * Every way the relay replays, against a replay socket in each layout engines answer in: the
+   * catch-up on what came before the relay listened, a gap fill, and the idle probe that finds the
+   * engine's last batches, which no later batch reveals.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ReplayLayout.class,
+      names = {"TOPIC", "NO_TOPIC"})
+  void catchUpGapFillAndIdleProbeRecoverEveryBatchInEitherReplayLayout(ReplayLayout layout)
+      throws Exception {
+    NatsServer nats = track(NatsServer.start(dir.resolve("nats")));
+    FakeVllmPublisher pub = track(FakeVllmPublisher.builder().replayLayout(layout).start());
+    // 0..9 are published before the relay listens: the catch-up replay brings them.
+    for (long i = 0; i < 10; i++) {
+      publish(pub, i);
+    }
+    RelayOptions o = options(nats, pub).build();
+    Relay relay = startRelay(o);
+    long next = untilFlowing(pub, relay, 10);
+    for (long i = next; i < 30; i++) {
+      publish(pub, i);
+    }
+    // 30..34 never reach the SUB socket: the next batch reveals the gap.
+    for (long i = 30; i < 35; i++) {
+      pub.skip(engine.events(i));
+    }
+    for (long i = 35; i < 40; i++) {
+      publish(pub, i);
+    }
+    // 40..42 never reach it either, and nothing follows: only the idle probe finds them.
+    for (long i = 40; i < 43; i++) {
+      pub.skip(engine.events(i));
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> relay.stats().acked() >= 43);
+
+    List<Stored> msgs = subject(o, 0);
+    assertThat(engineSeqs(msgs)).containsExactlyElementsOf(range(43));
+    RelayStats s = relay.stats();
+    assertThat(s.replayed()).isGreaterThanOrEqualTo(10 + 5 + 3);
+    assertThat(s.zmqMissed()).isZero();
+    assertThat(s.zmqReplayMalformed()).isZero();
+    assertThat(s.zmqReplayTimeouts()).isZero();
+    assertThat(s.malformed()).isZero();
+    assertThat(RelayHttp.prometheus(relay))
+        .contains("infera_relay_zmq_replay_malformed_total 0.0")
+        .contains("infera_relay_zmq_replay_timeouts_total 0.0");
+    relay.close();
+    assertRouterSeesTheTruth(o, 43);
+  }
+
+  @Test
+  void aReplaySocketSpeakingAnUnknownLayoutIsCountedAndDoesNotHoldTheRelayUp() throws Exception {
+    NatsServer nats = track(NatsServer.start(dir.resolve("nats")));
+    FakeVllmPublisher pub =
+        track(FakeVllmPublisher.builder().replayLayout(ReplayLayout.GARBAGE).start());
+    for (long i = 0; i < 5; i++) {
+      publish(pub, i);
+    }
+    RelayOptions o = options(nats, pub).build();
+    Relay relay = startRelay(o);
+    long next = untilFlowing(pub, relay, 5);
+    long last = next + 15;
+    for (long i = next; i <= last; i++) {
+      publish(pub, i);
+    }
+    // Live batches keep flowing, at once, although no replay ever completes.
+    await().atMost(Duration.ofSeconds(5)).until(() -> relay.stats().acked() >= 16);
+    RelayStats s = relay.stats();
+    assertThat(s.zmqReplayMalformed()).isPositive();
+    assertThat(s.zmqReplayTimeouts()).isZero();
+    assertThat(s.replayed()).isZero();
+    // What the catch-up could not bring never reaches the stream.
+    assertThat(engineSeqs(subject(o, 0))).endsWith(last).doesNotContain(0L);
+    assertThat(RelayHttp.prometheus(relay)).contains("infera_relay_zmq_replay_malformed_total");
   }
 
   @Test

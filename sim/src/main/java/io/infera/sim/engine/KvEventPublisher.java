@@ -16,11 +16,12 @@ import org.zeromq.ZMQ;
 import org.zeromq.ZMQException;
 
 /**
- * One data-parallel rank's KV-event publisher, behaving like vLLM's {@code ZmqEventPublisher}: a
- * PUB socket sending {@code [topic, seq (8 bytes, big-endian), payload]} with seq +1 per batch from
- * 0, and an optional ROUTER replay socket answering {@code [identity, "", start_seq]} with every
- * buffered batch {@code [identity, "", seq, payload]} (the last {@value #BUFFER_STEPS}) and then
- * {@code [identity, "", -1, ""]}.
+ * One data-parallel rank's KV-event publisher, behaving like the engines' {@code ZmqEventPublisher}
+ * (vLLM 0.33.0 and SGLang 0.5.23 frame alike, so every flavor does): a PUB socket sending {@code
+ * [topic, seq (8 bytes, big-endian), payload]} with seq +1 per batch from 0, and an optional ROUTER
+ * replay socket answering {@code [identity, "", start_seq]} with every buffered batch {@code
+ * [identity, "", topic, seq, payload]} (the last {@value #BUFFER_STEPS}) and then {@code [identity,
+ * "", "", -1, ""]} (docs/contracts.md, "Replay socket").
  *
  * <p>Threading: ZMQ sockets are single-threaded. The PUB, ROUTER and an inproc PULL socket belong
  * to this publisher's own thread ({@code sim-kv-<port>}), which also assigns sequence numbers and
@@ -248,7 +249,7 @@ final class KvEventPublisher implements AutoCloseable {
     }
   }
 
-  /** vLLM's {@code _service_replay}. */
+  /** The engines' {@code _service_replay}: the live topic frame on every batch, none at the end. */
   private void serveReplay() {
     byte[] identity;
     while ((identity = router.recv(ZMQ.DONTWAIT)) != null) {
@@ -267,11 +268,13 @@ final class KvEventPublisher implements AutoCloseable {
         if (b.seq() >= start) {
           router.sendMore(identity);
           router.sendMore(EMPTY);
+          router.sendMore(topic);
           router.sendMore(KvEventMessage.seqBytes(b.seq()));
           router.send(b.payload(), 0);
         }
       }
       router.sendMore(identity);
+      router.sendMore(EMPTY);
       router.sendMore(EMPTY);
       router.sendMore(END_SEQ);
       router.send(EMPTY, 0);

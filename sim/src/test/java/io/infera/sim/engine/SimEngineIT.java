@@ -305,6 +305,11 @@ class SimEngineIT {
         assertThat(replayed.get((int) firstLive + i).payload()).isEqualTo(live.get(i).payload());
       }
       assertThat(ZmqProbe.replay(engine.replayEndpoint(), replayed.size() - 2)).hasSize(2);
+      // Every flavor answers with the live topic frame, as vLLM 0.33.0 and SGLang 0.5.23 do.
+      assertThat(replayed)
+          .allSatisfy(
+              m ->
+                  assertThat(new String(m.topic(), StandardCharsets.UTF_8)).isEqualTo("kv-events"));
 
       PrefixIndex index = new PrefixIndex(16);
       WorkerId worker = WorkerId.of("sim");

@@ -62,8 +62,9 @@ final class ZmqProbe implements AutoCloseable {
   }
 
   /**
-   * Asks a replay socket for every batch from {@code startSeq}; returns them without the sentinel,
-   * which must arrive.
+   * Asks a replay socket for every batch from {@code startSeq}; returns them (with their topic
+   * frame) without the sentinel, which must arrive. Only the layout current engines answer in is
+   * accepted: {@code ["", topic, seq, payload]}, ending {@code ["", "", -1, ""]}.
    */
   static List<KvEventMessage> replay(String endpoint, long startSeq) throws EventDecodeException {
     try (ZContext c = new ZContext(1)) {
@@ -87,12 +88,14 @@ final class ZmqProbe implements AutoCloseable {
         while (dealer.hasReceiveMore()) {
           frames.add(dealer.recv(0));
         }
-        if (empty.length != 0 || frames.size() != 2) {
+        if (empty.length != 0 || frames.size() != 3) {
           throw new IllegalStateException("unexpected replay frames: " + (frames.size() + 1));
         }
-        KvEventMessage m =
-            new KvEventMessage(new byte[0], KvEventMessage.seqFrame(frames.get(0)), frames.get(1));
+        KvEventMessage m = KvEventMessage.fromFrames(frames);
         if (m.isReplayEnd()) {
+          if (m.topic().length != 0) {
+            throw new IllegalStateException("the end marker carries a topic");
+          }
           return out;
         }
         out.add(m);

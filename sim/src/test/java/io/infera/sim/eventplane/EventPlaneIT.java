@@ -161,6 +161,7 @@ class EventPlaneIT {
     report("relay restart: exact " + ms + " ms after the last response; relay " + s);
     assertThat(s.replayed()).as("batches recovered from the replay socket").isPositive();
     assertThat(s.zmqMissed()).isZero();
+    assertThat(s.zmqReplayMalformed()).as("the simulated replay layout is understood").isZero();
     assertThat(s.resyncs()).isZero();
     assertNothingAppliedTwice();
   }

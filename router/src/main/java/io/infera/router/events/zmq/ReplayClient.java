@@ -12,24 +12,47 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * Asks an engine rank's replay socket (vLLM's ROUTER) for the batches it still buffers from a start
- * sequence (docs/contracts.md, "KV-event wire formats"): sends {@code ["", start_seq]}, reads
- * {@code ["", seq, payload]} (or {@code [seq, payload]}) answers until the {@code [-1, ""]} end
- * marker or the timeout. A fresh DEALER per request: a late answer to a timed-out request can never
- * be mistaken for the next one's. The one replay client of the event plane: the {@code zmq}
- * transport's gap fills, catch-ups and idle probes (and so the relay's) all go through it.
+ * Asks an engine rank's replay socket (the engine's ROUTER) for the batches it still buffers from a
+ * start sequence (docs/contracts.md, "Replay socket"): sends {@code ["", start_seq]} and reads the
+ * answers, in any layout {@link ReplayAnswer} accepts, until the end marker, the caller has what it
+ * wants, the first malformed answer (nothing after it is trusted, so a socket speaking another
+ * layout costs one message, not the timeout), or the timeout. A fresh DEALER per request: a late
+ * answer to an earlier request can never be mistaken for the next one's. The one replay client of
+ * the event plane: the {@code zmq} transport's gap fills, catch-ups and idle probes (and so the
+ * relay's) all go through it.
  */
 final class ReplayClient {
 
+  /**
+   * Largest frame a replay answer may carry (64 MiB, far above any batch an engine sends): a larger
+   * one makes ZMQ drop the connection instead of buffering it, and the request ends at its timeout.
+   */
+  static final long DEFAULT_MAX_FRAME_BYTES = 64L << 20;
+
   private static final byte[] EMPTY = new byte[0];
+
+  /** How one request ended. */
+  enum Outcome {
+    /** The end marker came, or the caller had everything it wanted. */
+    COMPLETE,
+    /** No end marker in time (or the transport stopped). */
+    TIMED_OUT,
+    /** An answer no engine sends; the request was abandoned there. */
+    MALFORMED
+  }
 
   /** Receives a request's answers, on the calling thread. */
   interface Answers {
-    /** One buffered batch, in the engine's order. */
-    void batch(long seq, byte[] seqFrame, byte[] payload);
+    /**
+     * One buffered batch, in the engine's order (each seq above the previous one).
+     *
+     * @param topic the answer's topic frame, or null in a layout without one
+     * @return false when nothing after it is wanted: the request then ends as complete
+     */
+    boolean batch(byte[] topic, long seq, byte[] seqFrame, byte[] payload);
 
-    /** An answer that is not {@code [seq, payload]}: ignored. */
-    void malformed(int frames);
+    /** The answer that ended the request as {@link Outcome#MALFORMED}. */
+    void malformed(ReplayAnswer.Malformed answer);
   }
 
   private final Duration timeout;
@@ -37,6 +60,7 @@ final class ReplayClient {
   private final Duration handshakeInterval;
   private final Duration slice;
   private final BooleanSupplier running;
+  private final long maxFrameBytes;
 
   /**
    * @param timeout longest time one request may take
@@ -49,6 +73,17 @@ final class ReplayClient {
       Duration handshakeInterval,
       Duration slice,
       BooleanSupplier running) {
+    this(timeout, reconnectInterval, handshakeInterval, slice, running, DEFAULT_MAX_FRAME_BYTES);
+  }
+
+  /** As above, with the largest accepted frame (a test makes it small). */
+  ReplayClient(
+      Duration timeout,
+      Duration reconnectInterval,
+      Duration handshakeInterval,
+      Duration slice,
+      BooleanSupplier running,
+      long maxFrameBytes) {
     this.timeout = timeout;
     this.reconnectInterval = reconnectInterval;
     // A stuck handshake (see ZmqSettings#handshakeInterval) must be redialled within the bound;
@@ -58,28 +93,27 @@ final class ReplayClient {
             Math.min(handshakeInterval.toMillis(), Math.max(1, timeout.toMillis() / 3)));
     this.slice = slice;
     this.running = running;
+    this.maxFrameBytes = maxFrameBytes;
   }
 
-  /**
-   * Requests everything from {@code startSeq} and passes each answer to {@code answers}.
-   *
-   * @return true when the end marker came; false on timeout (or stop)
-   */
-  boolean request(ZContext context, String endpoint, long startSeq, Answers answers) {
+  /** Requests everything from {@code startSeq} and passes each answer to {@code answers}. */
+  Outcome request(ZContext context, String endpoint, long startSeq, Answers answers) {
     long deadline = System.nanoTime() + timeout.toNanos();
     ZMQ.Socket dealer = context.createSocket(SocketType.DEALER);
     try {
       dealer.setLinger(0);
       dealer.setReconnectIVL((int) reconnectInterval.toMillis());
       dealer.setHandshakeIvl((int) handshakeInterval.toMillis());
+      dealer.setMaxMsgSize(maxFrameBytes);
       dealer.connect(endpoint);
       // The engine's ROUTER sees [identity, "", start_seq].
       dealer.sendMore(EMPTY);
       dealer.send(KvEventMessage.seqBytes(startSeq));
+      long previous = -1;
       while (running.getAsBoolean()) {
         long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (remaining <= 0) {
-          return false;
+          return Outcome.TIMED_OUT;
         }
         // Wait in slices so that a stop is not held up by a long replay.
         dealer.setReceiveTimeOut((int) Math.min(remaining, slice.toMillis()));
@@ -87,24 +121,49 @@ final class ReplayClient {
         if (first == null) {
           continue;
         }
-        List<byte[]> frames = readRest(dealer, first);
-        // vLLM answers ["", seq, payload] (the ROUTER strips the identity); accept [seq, payload].
-        int at = frames.size() == 3 && frames.get(0).length == 0 ? 1 : 0;
-        if (frames.size() - at != 2 || frames.get(at).length != 8) {
-          answers.malformed(frames.size());
-          continue;
+        List<byte[]> frames = new ArrayList<>(ReplayAnswer.MAX_FRAMES);
+        int count = readCapped(dealer, first, frames, ReplayAnswer.MAX_FRAMES);
+        ReplayAnswer a =
+            count > frames.size()
+                ? new ReplayAnswer.Malformed(ReplayAnswer.Problem.FRAME_COUNT, count)
+                : ReplayAnswer.parse(frames);
+        if (a instanceof ReplayAnswer.Batch b && b.seq() <= previous) {
+          a = new ReplayAnswer.Malformed(ReplayAnswer.Problem.OUT_OF_ORDER, count);
         }
-        long seq = seqOf(frames.get(at));
-        byte[] payload = frames.get(at + 1);
-        if (seq == -1 && payload.length == 0) {
-          return true;
+        if (a instanceof ReplayAnswer.Malformed m) {
+          answers.malformed(m);
+          return Outcome.MALFORMED;
         }
-        answers.batch(seq, frames.get(at), payload);
+        if (!(a instanceof ReplayAnswer.Batch b)) {
+          return Outcome.COMPLETE; // the end marker
+        }
+        previous = b.seq();
+        if (!answers.batch(b.topic(), b.seq(), b.seqFrame(), b.payload())) {
+          return Outcome.COMPLETE;
+        }
       }
-      return false;
+      return Outcome.TIMED_OUT;
     } finally {
       dealer.close();
     }
+  }
+
+  /**
+   * Reads the rest of a message into {@code into}, keeping at most {@code max} frames: a message
+   * with very many parts costs no list of them.
+   *
+   * @return how many frames the message had
+   */
+  static int readCapped(ZMQ.Socket socket, byte[] first, List<byte[]> into, int max) {
+    into.add(first);
+    int count = 1;
+    while (socket.hasReceiveMore()) {
+      byte[] part = socket.recv(0);
+      if (count++ < max) {
+        into.add(part);
+      }
+    }
+    return count;
   }
 
   /** The first frame and the parts that follow it (all here once the first is). */

@@ -38,11 +38,17 @@ final class Replays {
    * What one replay request brought back.
    *
    * @param delivered batches passed to the sink
-   * @param timedOut no end marker in time
+   * @param outcome how the request ended
    * @param lastSeq the last batch delivered (or the one before the first wanted)
    * @param seen batches answered at or after the requested start, delivered or not
    */
-  record Result(int delivered, boolean timedOut, long lastSeq, int seen) {}
+  record Result(int delivered, ReplayClient.Outcome outcome, long lastSeq, int seen) {
+
+    /** Whether the answer was cut short: no end marker in time, or a malformed message. */
+    boolean incomplete() {
+      return outcome != ReplayClient.Outcome.COMPLETE;
+    }
+  }
 
   private final ZmqSettings settings;
   private final ZmqCounters counters;
@@ -87,16 +93,14 @@ final class Replays {
     counters.replaysRequested.incrementAndGet();
     Result r = replay(ctx, s, from, from, to, topic);
     long missing = wanted - r.delivered();
-    if (r.timedOut()) {
-      backOff(s);
-    }
+    backOffUnlessComplete(s, r);
     if (loss && missing > 0) {
       counters.missedMessages.addAndGet(missing);
     }
-    if (missing > 0 && (loss || r.timedOut())) {
+    if (missing > 0 && (loss || r.incomplete())) {
       log.warn(
           "zmq source replay incomplete worker={} rank={} reason={} from_seq={} to_seq={}"
-              + " replayed={} missed={} timed_out={} replay_endpoint={}",
+              + " replayed={} missed={} outcome={} replay_endpoint={}",
           s.key.worker(),
           s.key.rank(),
           reason.wireName(),
@@ -104,7 +108,7 @@ final class Replays {
           to - 1,
           r.delivered(),
           missing,
-          r.timedOut(),
+          r.outcome().name().toLowerCase(Locale.ROOT),
           replayEndpoint);
     } else {
       log.info(
@@ -147,7 +151,7 @@ final class Replays {
     long last = s.lastSeq;
     long from = SequenceCheck.probeDeliverFrom(last);
     Result r = replay(ctx, s, SequenceCheck.probeRequestFrom(last), from, Long.MAX_VALUE, s.topic);
-    boolean restarted = SequenceCheck.probeShowsRestart(last, r.timedOut(), r.seen());
+    boolean restarted = SequenceCheck.probeShowsRestart(last, r.incomplete(), r.seen());
     if (restarted) {
       counters.engineRestarts.incrementAndGet();
       from = 0;
@@ -161,9 +165,7 @@ final class Replays {
           r.delivered());
       s.lastSeq = SequenceCheck.UNKNOWN;
     }
-    if (r.timedOut()) {
-      backOff(s);
-    }
+    backOffUnlessComplete(s, r);
     if (r.delivered() > 0) {
       s.received = true;
       s.probedFrom = from;
@@ -182,10 +184,45 @@ final class Replays {
     }
   }
 
-  /** A timed-out replay socket is left alone for a while. */
-  private void backOff(ZmqSource s) {
-    counters.replayTimeouts.incrementAndGet();
+  /**
+   * A replay socket that timed out or answered something malformed is left alone for a while: the
+   * next request would most likely fare the same.
+   */
+  private void backOffUnlessComplete(ZmqSource s, Result r) {
+    switch (r.outcome()) {
+      case COMPLETE -> {
+        return;
+      }
+      case TIMED_OUT -> counters.replayTimeouts.incrementAndGet();
+      case MALFORMED -> {} // counted when it came
+    }
     s.replayAllowedAtNanos = System.nanoTime() + settings.replayBackoff().toNanos();
+  }
+
+  /**
+   * Counted each time; logged once per source (a socket that speaks another layout always will).
+   */
+  private void malformedAnswer(ZmqSource s, ReplayAnswer.Malformed m) {
+    counters.replayMalformed.incrementAndGet();
+    if (!s.replayMalformedLogged) {
+      s.replayMalformedLogged = true;
+      log.warn(
+          "zmq replay answer malformed, request abandoned (logged once per source, counted in"
+              + " infera_zmq_replay_malformed_total) worker={} rank={} problem={} frames={}"
+              + " replay_endpoint={}",
+          s.key.worker(),
+          s.key.rank(),
+          m.problem().wireName(),
+          m.frames(),
+          s.key.replayEndpoint());
+    } else {
+      log.debug(
+          "zmq replay answer malformed worker={} rank={} problem={} frames={}",
+          s.key.worker(),
+          s.key.rank(),
+          m.problem().wireName(),
+          m.frames());
+    }
   }
 
   /**
@@ -196,14 +233,14 @@ final class Replays {
     int[] delivered = {0};
     int[] seen = {0};
     long[] lastReplayed = {deliverFrom - 1};
-    boolean complete =
+    ReplayClient.Outcome outcome =
         client.request(
             ctx,
             s.key.replayEndpoint(),
             from,
             new ReplayClient.Answers() {
               @Override
-              public void batch(long seq, byte[] seqFrame, byte[] payload) {
+              public boolean batch(byte[] topic, long seq, byte[] seqFrame, byte[] payload) {
                 if (seq >= from) {
                   seen[0]++;
                 }
@@ -212,20 +249,18 @@ final class Replays {
                   delivered[0]++;
                   counters.replayMessages.incrementAndGet();
                   s.messages++;
-                  deliver.replayed(s, List.of(t, seqFrame, payload));
+                  // The answer's own topic when its layout has one, else the live messages'.
+                  deliver.replayed(s, List.of(topic == null ? t : topic, seqFrame, payload));
                 }
+                // Answers come in order: once at to - 1, the rest is on the SUB socket already.
+                return seq < to - 1;
               }
 
               @Override
-              public void malformed(int frames) {
-                counters.errors.incrementAndGet();
-                log.warn(
-                    "zmq replay answer malformed, ignored worker={} rank={} frames={}",
-                    s.key.worker(),
-                    s.key.rank(),
-                    frames);
+              public void malformed(ReplayAnswer.Malformed m) {
+                malformedAnswer(s, m);
               }
             });
-    return new Result(delivered[0], !complete, lastReplayed[0], seen[0]);
+    return new Result(delivered[0], outcome, lastReplayed[0], seen[0]);
   }
 }

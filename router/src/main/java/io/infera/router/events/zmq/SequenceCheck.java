@@ -88,9 +88,11 @@ final class SequenceCheck {
    * Whether a complete probe answer shows the engine restarted: it held neither the last sequence
    * nor anything after it, so the engine's newest sequence is below the last one seen.
    *
+   * @param incomplete the answer timed out or was abandoned at a malformed message: it proves
+   *     nothing
    * @param seen answers at or after the requested start
    */
-  static boolean probeShowsRestart(long last, boolean timedOut, int seen) {
-    return !timedOut && last != UNKNOWN && seen == 0;
+  static boolean probeShowsRestart(long last, boolean incomplete, int seen) {
+    return !incomplete && last != UNKNOWN && seen == 0;
   }
 }

@@ -17,6 +17,7 @@ public final class ZmqCounters implements MeterBinder {
   final AtomicLong replaysRequested = new AtomicLong();
   final AtomicLong replayMessages = new AtomicLong();
   final AtomicLong replayTimeouts = new AtomicLong();
+  final AtomicLong replayMalformed = new AtomicLong();
   final AtomicLong idleProbes = new AtomicLong();
   final AtomicLong probeDuplicates = new AtomicLong();
   final AtomicLong sequenceGaps = new AtomicLong();
@@ -57,6 +58,14 @@ public final class ZmqCounters implements MeterBinder {
     return replayTimeouts.get();
   }
 
+  /**
+   * Replay requests abandoned at an answer no engine sends (an unknown frame layout, a short
+   * sequence frame, sequences out of order); that source's replays then back off.
+   */
+  public long replayMalformed() {
+    return replayMalformed.get();
+  }
+
   /** Sequence gaps seen on SUB sockets (messages dropped by ZMQ or while disconnected). */
   public long sequenceGaps() {
     return sequenceGaps.get();
@@ -90,6 +99,7 @@ public final class ZmqCounters implements MeterBinder {
             "infera.zmq.replays", ZmqCounters::replaysRequested,
             "infera.zmq.replay.messages", ZmqCounters::replayMessages,
             "infera.zmq.replay.timeouts", ZmqCounters::replayTimeouts,
+            "infera.zmq.replay.malformed", ZmqCounters::replayMalformed,
             "infera.zmq.sequence.gaps", ZmqCounters::sequenceGaps,
             "infera.zmq.missed.messages", ZmqCounters::missedMessages,
             "infera.zmq.engine.restarts", ZmqCounters::engineRestarts,

@@ -39,6 +39,8 @@ final class ZmqSource {
   long retryConnectAtNanos;
   int connectFailures;
   long replayAllowedAtNanos;
+  // A malformed replay answer is logged at WARN once per source, then only counted.
+  boolean replayMalformedLogged;
   // Last SUB message or idle probe; the topic frame of the last message (for replayed ones).
   long lastActivityNanos;
   byte[] topic = EMPTY;

@@ -5,12 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.discovery.WorkerInfo.Readiness;
 import io.infera.router.events.Delivery;
 import io.infera.router.events.EventSink;
 import io.infera.router.events.FakeVllmPublisher;
+import io.infera.router.events.FakeVllmPublisher.ReplayLayout;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEvent;
@@ -33,6 +38,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 /** The {@code zmq} transport against fake vLLM publishers on loopback sockets. */
 @Timeout(20)
@@ -89,9 +96,12 @@ class ZmqTransportIT {
     assertThat(transport.counters().missedMessages()).isZero();
   }
 
-  @Test
-  void catchesUpOnBatchesPublishedBeforeTheSubscription() throws Exception {
-    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+  @ParameterizedTest
+  @EnumSource(
+      value = ReplayLayout.class,
+      names = {"TOPIC", "NO_TOPIC"})
+  void catchesUpOnBatchesPublishedBeforeTheSubscription(ReplayLayout layout) throws Exception {
+    FakeVllmPublisher pub = track(FakeVllmPublisher.builder().replayLayout(layout).start());
     for (int i = 0; i < 5; i++) {
       pub.publishStored(new long[] {i}, null, range(16 * i, 16)); // nobody listens yet
     }
@@ -105,13 +115,21 @@ class ZmqTransportIT {
     // The first live message revealed seqs 0..k-1 as missing: they were replayed before it.
     assertThat(got).extracting(Got::seq).containsExactlyElementsOf(seqs(0, last + 1));
     assertThat(got.subList(0, 5)).allMatch(Got::replayed);
+    assertThat(got.subList(0, 5))
+        .allSatisfy(d -> assertThat(d.topic()).isEqualTo(FakeVllmPublisher.DEFAULT_TOPIC));
+    assertThat(stored(got.get(3)).blockHashes()).containsExactly(3L);
     assertThat(transport.counters().replaysRequested()).isEqualTo(1);
     assertThat(transport.counters().missedMessages()).isZero();
+    assertThat(transport.counters().replayMalformed()).isZero();
+    assertThat(transport.counters().replayTimeouts()).isZero();
   }
 
-  @Test
-  void aSilentSourceIsProbedForWhatItsSubscriptionMissed() throws Exception {
-    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+  @ParameterizedTest
+  @EnumSource(
+      value = ReplayLayout.class,
+      names = {"TOPIC", "NO_TOPIC"})
+  void aSilentSourceIsProbedForWhatItsSubscriptionMissed(ReplayLayout layout) throws Exception {
+    FakeVllmPublisher pub = track(FakeVllmPublisher.builder().replayLayout(layout).start());
     ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
@@ -130,6 +148,7 @@ class ZmqTransportIT {
     await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, b));
     assertThat(sink.from(W0, last + 1)).extracting(Got::seq).containsExactly(s1, s2, b);
     assertThat(transport.counters().engineRestarts()).isZero();
+    assertThat(transport.counters().replayMalformed()).isZero();
   }
 
   @Test
@@ -160,13 +179,18 @@ class ZmqTransportIT {
             tuple(0, ranks.get(0).endpoint()), tuple(1, ranks.get(1).endpoint()));
   }
 
-  @Test
-  void gapIsFilledFromTheReplaySocketBeforeTheNextBatch() throws Exception {
-    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+  @ParameterizedTest
+  @EnumSource(
+      value = ReplayLayout.class,
+      names = {"TOPIC", "NO_TOPIC"})
+  void gapIsFilledFromTheReplaySocketBeforeTheNextBatch(ReplayLayout layout) throws Exception {
+    FakeVllmPublisher pub = track(FakeVllmPublisher.builder().replayLayout(layout).start());
     ZmqTransport transport = start(ZmqSettings.defaults());
     transport.workersChanged(List.of(worker(W0, pub, 1)));
     awaitSubscribed(pub, W0);
     long replaysBefore = transport.counters().replaysRequested();
+    // A slow join can itself leave a gap among the subscription probes: count from here.
+    long gapsBefore = transport.counters().sequenceGaps();
 
     long a = pub.publishStored(new long[] {1}, null, range(0, 16));
     long s1 = pub.skip(pub.stored(new long[] {2}, 1L, range(16, 16)));
@@ -185,9 +209,74 @@ class ZmqTransportIT {
     assertThat(got.get(1).topic()).isEqualTo(FakeVllmPublisher.DEFAULT_TOPIC);
     assertThat(transport.counters().replaysRequested() - replaysBefore).isEqualTo(1);
     assertThat(transport.counters().replayMessages()).isGreaterThanOrEqualTo(3);
-    assertThat(transport.counters().sequenceGaps()).isEqualTo(1);
+    assertThat(transport.counters().sequenceGaps() - gapsBefore).isEqualTo(1);
     assertThat(transport.counters().missedMessages()).isZero();
+    assertThat(transport.counters().replayMalformed()).isZero();
+    assertThat(transport.counters().replayTimeouts()).isZero();
     assertThat(pub.replayRequests()).isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
+  void aReplaySocketSpeakingAnUnknownLayoutCostsOneMessageNotTheTimeout() throws Exception {
+    FakeVllmPublisher pub =
+        track(FakeVllmPublisher.builder().replayLayout(ReplayLayout.GARBAGE).start());
+    // A timeout far above the test's patience: only abandoning at the first answer passes.
+    ZmqTransport transport = start(withReplayTimeout(Duration.ofSeconds(30)));
+    transport.workersChanged(List.of(worker(W0, pub, 1)));
+    awaitSubscribed(pub, W0);
+
+    long a = pub.publishStored(new long[] {1}, null, range(0, 16));
+    pub.skipSeq();
+    pub.skipSeq();
+    long t0 = System.nanoTime();
+    long b = pub.publishStored(new long[] {4}, 3L, range(48, 16));
+    await().atMost(Duration.ofSeconds(3)).until(() -> sink.hasLive(W0, b));
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+
+    assertThat(sink.from(W0, a)).extracting(Got::seq).containsExactly(a, b);
+    assertThat(sink.all()).noneMatch(Got::replayed);
+    // Abandoned at the gap's replay, or already at the first-contact catch-up (then backing off).
+    assertThat(transport.counters().replayMalformed()).isPositive();
+    assertThat(transport.counters().replayTimeouts()).isZero();
+    assertThat(transport.counters().missedMessages()).isGreaterThanOrEqualTo(2);
+    // The source's replays back off: the next gaps are not asked for again at once.
+    long requests = pub.replayRequests();
+    pub.skipSeq();
+    long c = pub.publishStored(new long[] {6}, 4L, range(64, 16));
+    await().atMost(Duration.ofSeconds(3)).until(() -> sink.hasLive(W0, c));
+    assertThat(pub.replayRequests()).isEqualTo(requests);
+    assertThat(transport.pollerThread().isAlive()).isTrue();
+  }
+
+  @Test
+  void malformedAnswersAreCountedEveryTimeAndLoggedOncePerSource() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(ZmqTransport.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    resources.add(() -> logger.detachAppender(logs));
+    FakeVllmPublisher pub =
+        track(FakeVllmPublisher.builder().replayLayout(ReplayLayout.GARBAGE).start());
+    // No back-off: every gap asks the replay socket again.
+    ZmqTransport transport = start(withReplay(Duration.ofSeconds(30), Duration.ZERO));
+    transport.workersChanged(List.of(worker(W0, pub, 1)));
+    awaitSubscribed(pub, W0);
+
+    long last = 0;
+    for (int i = 0; i < 4; i++) {
+      pub.skipSeq();
+      last = pub.publishStored(new long[] {i}, null, range(16 * i, 16));
+      long b = last;
+      await().atMost(Duration.ofSeconds(3)).until(() -> sink.hasLive(W0, b));
+    }
+    assertThat(transport.counters().replayMalformed()).isGreaterThanOrEqualTo(4);
+    assertThat(transport.counters().replayTimeouts()).isZero();
+    long warnings =
+        logs.list.stream()
+            .filter(e -> e.getLevel() == Level.WARN)
+            .filter(e -> e.getFormattedMessage().startsWith("zmq replay answer malformed"))
+            .count();
+    assertThat(warnings).isEqualTo(1);
   }
 
   @Test
@@ -459,6 +548,10 @@ class ZmqTransportIT {
   }
 
   private static ZmqSettings withReplayTimeout(Duration timeout) {
+    return withReplay(timeout, ZmqSettings.defaults().replayBackoff());
+  }
+
+  private static ZmqSettings withReplay(Duration timeout, Duration backoff) {
     ZmqSettings d = ZmqSettings.defaults();
     return new ZmqSettings(
         d.pollInterval(),
@@ -467,7 +560,7 @@ class ZmqTransportIT {
         d.handshakeInterval(),
         d.receiveHighWaterMark(),
         timeout,
-        d.replayBackoff(),
+        backoff,
         d.settleTime(),
         d.catchUpOnFirstMessage(),
         d.idleProbe());

@@ -296,16 +296,20 @@ def vllm_fixture(wheel):
         (lora, ("mm", "img-1", -2)),
     ])
     child = to_event([(lora,)])
+    # KVCacheManager.take_events fills in the group's spec kind on every store.
+    FULL = "full_attention"
     batch = kv.KVEventBatch(ts=1764500010.5, events=[
         kv.BlockStored(block_hashes=[H1, H2], parent_block_hash=None, token_ids=TOK8,
                        block_size=4, lora_id=None, medium=kv.MEDIUM_GPU, lora_name=None,
-                       extra_keys=salted, group_idx=0, session_id="session-1"),
+                       extra_keys=salted, group_idx=0, kv_cache_spec_kind=FULL,
+                       session_id="session-1"),
         kv.BlockStored(block_hashes=[H3, H4], parent_block_hash=None, token_ids=TOK8,
                        block_size=4, lora_id=1, medium=kv.MEDIUM_GPU, lora_name="sql-lora",
-                       extra_keys=everything, group_idx=0),
+                       extra_keys=everything, group_idx=0, kv_cache_spec_kind=FULL),
         kv.BlockStored(block_hashes=[H5], parent_block_hash=H4, token_ids=[9, 10, 11, 12],
                        block_size=4, lora_id=1, medium=kv.MEDIUM_GPU, lora_name="sql-lora",
-                       extra_keys=child, group_idx=0, lookahead_token_ids=[[13]]),
+                       extra_keys=child, group_idx=0, kv_cache_spec_kind=FULL,
+                       lookahead_token_ids=[[13]]),
         # The offloading connector's placeholder for a chunk it has no payload for.
         kv.BlockStored(block_hashes=[H6], parent_block_hash=None, token_ids=[], block_size=0,
                        lora_id=None, medium=kv.MEDIUM_CPU, lora_name=None, group_idx=0,
@@ -321,9 +325,10 @@ def vllm_fixture(wheel):
     ], data_parallel_rank=1)
     payload = msgspec.msgpack.Encoder().encode(batch)
     expected = [
-        stored_json(1, [H1, H2], None, TOK8, 4, medium="GPU", group_idx=0, salt="tenant-a"),
-        stored_json(1, [H3, H4], None, TOK8, 4, 1, "sql-lora", "GPU", 0, salt="tenant-b"),
-        stored_json(1, [H5], H4, [9, 10, 11, 12], 4, 1, "sql-lora", "GPU", 0),
+        stored_json(1, [H1, H2], None, TOK8, 4, medium="GPU", group_idx=0, kind=FULL,
+                    salt="tenant-a"),
+        stored_json(1, [H3, H4], None, TOK8, 4, 1, "sql-lora", "GPU", 0, FULL, salt="tenant-b"),
+        stored_json(1, [H5], H4, [9, 10, 11, 12], 4, 1, "sql-lora", "GPU", 0, FULL),
         stored_json(1, [H1], None, [1, 2, 3, 4], 4, medium="CPU", group_idx=0,
                     kind="full_attention"),
         removed_json(1, [H2], "GPU"), removed_json(1, [H6], "STORAGE"), cleared_json(1),

@@ -41,7 +41,8 @@ class SelfContainedTest {
           ".tpl",
           ".jsh");
 
-  private static final Set<String> SKIP = Set.of("target", ".git", "node_modules", ".mvn");
+  // .venv: the git-ignored virtualenvs build/python-env.sh makes (third-party site-packages).
+  private static final Set<String> SKIP = Set.of("target", ".git", "node_modules", ".mvn", ".venv");
 
   static List<String> offenders(Path root) throws IOException {
     List<String> out = new ArrayList<>();

@@ -149,7 +149,7 @@ public final class EngineCommand implements Callable<Integer> {
 
   public EngineCommand() {}
 
-  /** Parses {@code vllm}, {@code vllm-map}, {@code sglang}. */
+  /** Parses {@code vllm}, {@code vllm-array}, {@code vllm-map}, {@code sglang}. */
   static final class FlavorConverter implements ITypeConverter<Flavor> {
     @Override
     public Flavor convert(String value) {

@@ -41,6 +41,8 @@ final class EventsCommand implements Runnable {
             + " object per event, one per line.",
         "Hashes are unsigned 16-digit hex; dp_rank is the batch's rank or 0; bigram token pairs"
             + " are flattened.",
+        "Skipped events (unknown type, offload placeholder, malformed event) are counted on"
+            + " standard error; the rest of the batch is still printed.",
         "Exit codes: 0 decoded, 1 unreadable file, 2 malformed payload."
       })
   static final class Decode implements Callable<Integer> {
@@ -81,11 +83,25 @@ final class EventsCommand implements Runnable {
       for (KvEvent e : batch.events()) {
         out.println(EventsJson.line(e, batch.rank()));
       }
-      if (batch.unknownEvents() > 0) {
+      EventBatch.Skipped skipped = batch.skipped();
+      if (skipped.unknownType() > 0) {
         err.println(
             "infera-router events decode: skipped "
-                + batch.unknownEvents()
+                + skipped.unknownType()
                 + " event(s) of unknown type");
+      }
+      if (skipped.offloadPlaceholder() > 0) {
+        err.println(
+            "infera-router events decode: skipped "
+                + skipped.offloadPlaceholder()
+                + " offload placeholder(s) (no tokens, block size 0)");
+      }
+      if (skipped.malformed() > 0) {
+        err.println(
+            "infera-router events decode: skipped "
+                + skipped.malformed()
+                + " malformed event(s), the first: "
+                + skipped.firstError());
       }
       out.flush();
       return 0;

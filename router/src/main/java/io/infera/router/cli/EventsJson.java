@@ -34,6 +34,7 @@ public final class EventsJson {
       o.put("block_size", s.blockSize());
       o.put("lora_id", s.loraId());
       o.put("lora_name", s.loraName());
+      o.put("cache_salt", s.cacheSalt());
       o.put("medium", s.medium());
       o.put("group_idx", s.groupIdx());
       o.put("kv_cache_spec_kind", s.kvCacheSpecKind());

@@ -345,7 +345,7 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
             m.rank(),
             batch.dpRank());
       }
-      batch = new EventBatch(batch.ts(), batch.events(), m.rank(), batch.unknownEvents());
+      batch = batch.withRank(m.rank());
     }
     index.apply(m.worker(), msg.seq(), batch);
     applied.computeIfAbsent(m.worker(), w -> new AtomicLong()).incrementAndGet();

@@ -6,6 +6,13 @@ public enum DropReason {
   DECODE_ERROR,
   /** An event of a type this router does not know (skipped by the decoder). */
   UNKNOWN_EVENT_TYPE,
+  /** One event that did not decode in a batch that did (skipped by the decoder, batch kept). */
+  MALFORMED_EVENT,
+  /**
+   * An offload tier's {@code BlockStored} placeholder: no tokens, block size 0, a non-GPU medium
+   * (skipped by the decoder; its router hash is unknowable).
+   */
+  OFFLOAD_PLACEHOLDER,
   /** A batch whose sequence number was already applied. */
   DUPLICATE_BATCH,
   /** BlockStored whose non-null parent hash is not in the source's view. */

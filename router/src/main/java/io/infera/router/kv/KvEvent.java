@@ -41,7 +41,8 @@ public sealed interface KvEvent {
    * @param medium cache tier, or null (= GPU)
    * @param groupIdx KV-cache group index, or null
    * @param kvCacheSpecKind cache-spec kind of the group, or null (= full attention)
-   * @param cacheSalt tenant cache salt (vLLM: in block 0's extra keys; SGLang: metadata), or null
+   * @param cacheSalt tenant cache salt (vLLM: block 0's extra keys; SGLang: top-level or metadata),
+   *     or null
    */
   record BlockStored(
       long[] blockHashes,

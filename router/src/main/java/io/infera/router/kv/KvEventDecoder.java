@@ -14,10 +14,11 @@ import java.util.List;
  *
  * <p>Batches are arrays {@code [ts, events, dp_rank?]} or maps {@code {ts, events,
  * data_parallel_rank}}; events are tagged arrays with trailing fields optional, or maps keyed by
- * field name with a {@code type} tag (unknown keys ignored). An event of an unknown type is skipped
- * and counted in {@link EventBatch#unknownEvents()}. Anything malformed is an {@link
- * EventDecodeException} naming the event and field; nothing else escapes. Stateless and
- * thread-safe.
+ * field name with a {@code type} tag (unknown keys ignored). One event drops only itself: an event
+ * of an unknown type, an offload placeholder or an event that does not decode (while its bytes are
+ * still well-formed msgpack) is skipped and counted in {@link EventBatch#skipped()}, the rest of
+ * the batch is kept. A batch whose structure is broken is an {@link EventDecodeException} naming
+ * the event and field; nothing else escapes. Stateless and thread-safe.
  */
 public final class KvEventDecoder {
 
@@ -64,7 +65,7 @@ public final class KvEventDecoder {
     for (int i = 3; i < n; i++) {
       c.skip("batch");
     }
-    return new EventBatch(ts, events.list, rank, events.unknown);
+    return new EventBatch(ts, events.list, rank, events.skipped);
   }
 
   private static EventBatch mapBatch(MsgpackCursor c) throws EventDecodeException {
@@ -85,41 +86,78 @@ public final class KvEventDecoder {
     if (events == null) {
       throw new EventDecodeException(Kind.INVALID, "batch: map has no \"events\" key");
     }
-    return new EventBatch(ts, events.list, rank, events.unknown);
+    return new EventBatch(ts, events.list, rank, events.skipped);
   }
 
-  private record Events(List<KvEvent> list, int unknown) {}
+  private record Events(List<KvEvent> list, EventBatch.Skipped skipped) {}
+
+  /** Counts of one batch's skipped events; what an event decoder returns null for. */
+  private static final class Tally {
+    int unknown;
+    int placeholder;
+    int malformed;
+    String firstError;
+
+    EventBatch.Skipped skipped() {
+      return unknown == 0 && placeholder == 0 && malformed == 0
+          ? EventBatch.Skipped.NONE
+          : new EventBatch.Skipped(unknown, placeholder, malformed, firstError);
+    }
+  }
 
   private static Events events(MsgpackCursor c) throws EventDecodeException {
     int n = c.arrayHeader("batch.events");
     List<KvEvent> list = new ArrayList<>(n);
-    int unknown = 0;
+    Tally tally = new Tally();
     for (int i = 0; i < n; i++) {
+      int start = c.position();
       KvEvent e;
       try {
         e =
             switch (c.peekType("event")) {
-              case ARRAY -> arrayEvent(c);
-              case MAP -> mapEvent(c);
+              case ARRAY -> arrayEvent(c, tally);
+              case MAP -> mapEvent(c, tally);
               default ->
                   throw new EventDecodeException(
                       Kind.WRONG_TYPE,
                       "expected an array or a map, got " + lower(c.peekType("event")));
             };
       } catch (EventDecodeException ex) {
-        throw new EventDecodeException(ex.kind(), "events[" + i + "]: " + ex.getMessage());
+        skipMalformed(c, start, i, ex, tally);
+        continue;
       }
-      if (e == null) {
-        unknown++;
-      } else {
+      if (e != null) {
         list.add(e);
       }
     }
-    return new Events(list, unknown);
+    return new Events(list, tally.skipped());
   }
 
-  /** {@code [tag, field1, field2, …]}; returns null for an unknown tag (after skipping it). */
-  private static KvEvent arrayEvent(MsgpackCursor c) throws EventDecodeException {
+  /**
+   * One event did not decode: if its bytes are still one well-formed msgpack value, it alone is
+   * dropped and decoding goes on after it; otherwise the batch cannot be walked and fails.
+   */
+  private static void skipMalformed(
+      MsgpackCursor c, int start, int index, EventDecodeException ex, Tally tally)
+      throws EventDecodeException {
+    c.seek(start);
+    try {
+      c.skip("event");
+    } catch (EventDecodeException broken) {
+      // The decoder's own error names the field better, when it saw the same breakage.
+      EventDecodeException why = broken.kind() == ex.kind() ? ex : broken;
+      throw new EventDecodeException(why.kind(), "events[" + index + "]: " + why.getMessage());
+    }
+    if (tally.malformed++ == 0) {
+      tally.firstError = "events[" + index + "]: " + ex.getMessage();
+    }
+  }
+
+  /**
+   * {@code [tag, field1, field2, …]}; returns null for a skipped event (unknown tag, offload
+   * placeholder), after consuming it.
+   */
+  private static KvEvent arrayEvent(MsgpackCursor c, Tally tally) throws EventDecodeException {
     int n = c.arrayHeader("event");
     if (n == 0) {
       throw new EventDecodeException(Kind.INVALID, "event is an empty array, expected a tag");
@@ -138,21 +176,21 @@ public final class KvEventDecoder {
         long[] hashes = hashes(c, "BlockStored.block_hashes");
         Long parent = c.optHash("BlockStored.parent_block_hash");
         int[] tokens = tokens(c, "BlockStored.token_ids");
-        int blockSize = c.intInRange("BlockStored.block_size", 1, Integer.MAX_VALUE);
+        int blockSize = c.intInRange("BlockStored.block_size", 0, Integer.MAX_VALUE);
         Long loraId = n > 5 ? c.optInt64("BlockStored.lora_id") : null;
         String medium = n > 6 ? c.optString("BlockStored.medium") : null;
         String loraName = null;
-        String salt = null;
+        String metadataSalt = null;
         if (n > 7) {
           // vLLM puts lora_name here; SGLang's salted variant a metadata map {cache_salt: …}.
           Type t = c.peekType("BlockStored.lora_name");
           if (t == Type.MAP) {
-            salt = metadataSalt(c);
+            metadataSalt = metadataSalt(c);
           } else {
             loraName = c.optString("BlockStored.lora_name");
           }
         }
-        String extraSalt = n > 8 ? extraKeysSalt(c, loraName) : null;
+        ExtraKeys extra = n > 8 ? extraKeys(c, loraName) : ExtraKeys.NONE;
         Integer group =
             n > 9 ? c.optIntInRange("BlockStored.group_idx", 0, Integer.MAX_VALUE) : null;
         String kind = n > 10 ? c.optString("BlockStored.kv_cache_spec_kind") : null;
@@ -162,17 +200,18 @@ public final class KvEventDecoder {
         for (int i = 12; i < n; i++) {
           c.skip("BlockStored");
         }
-        return new BlockStored(
+        return stored(
+            tally,
             hashes,
             parent,
             tokens,
             blockSize,
             loraId,
-            loraName,
+            loraName != null ? loraName : extra.lora,
             medium,
             group,
             kind,
-            salt != null ? salt : extraSalt);
+            metadataSalt != null ? metadataSalt : extra.salt);
       }
       case REMOVED -> {
         if (n < 2) {
@@ -197,13 +236,14 @@ public final class KvEventDecoder {
         for (int i = 1; i < n; i++) {
           c.skip(tag);
         }
+        tally.unknown++;
         return null;
       }
     }
   }
 
-  /** {@code {"type": tag, "block_hashes": …, …}}; returns null for an unknown type. */
-  private static KvEvent mapEvent(MsgpackCursor c) throws EventDecodeException {
+  /** {@code {"type": tag, "block_hashes": …, …}}; returns null for a skipped event. */
+  private static KvEvent mapEvent(MsgpackCursor c, Tally tally) throws EventDecodeException {
     int n = c.mapHeader("event");
     String type = null;
     long[] hashes = null;
@@ -214,8 +254,7 @@ public final class KvEventDecoder {
     String loraName = null;
     String medium = null;
     String metadataSalt = null;
-    String extraSalt = null;
-    boolean extraKeysSeen = false;
+    String topSalt = null;
     int extraKeysAt = -1;
     Integer group = null;
     String kind = null;
@@ -226,7 +265,7 @@ public final class KvEventDecoder {
         case "block_hashes" -> hashes = hashes(c, "block_hashes");
         case "parent_block_hash" -> parent = c.optHash("parent_block_hash");
         case "token_ids" -> tokens = tokens(c, "token_ids");
-        case "block_size" -> blockSize = c.intInRange("block_size", 1, Integer.MAX_VALUE);
+        case "block_size" -> blockSize = c.intInRange("block_size", 0, Integer.MAX_VALUE);
         case "lora_id" -> loraId = c.optInt64("lora_id");
         case "lora_name" -> {
           if (c.peekType("lora_name") == Type.MAP) {
@@ -240,10 +279,11 @@ public final class KvEventDecoder {
             metadataSalt = metadataSalt(c);
           }
         }
+        // SGLang 0.5.23: the request's salt as a top-level field.
+        case "cache_salt" -> topSalt = c.optString("cache_salt");
         case "medium" -> medium = c.optString("medium");
         case "extra_keys" -> {
           // The salt rule needs lora_name, which may come later in the map: remember where.
-          extraKeysSeen = true;
           extraKeysAt = c.position();
           c.skip("extra_keys");
         }
@@ -265,20 +305,20 @@ public final class KvEventDecoder {
                       ? "block_hashes"
                       : tokens == null ? "token_ids" : "block_size"));
         }
-        if (extraKeysSeen) {
-          extraSalt = extraKeysSaltAt(c, extraKeysAt, loraName);
-        }
-        return new BlockStored(
+        ExtraKeys extra = extraKeysAt < 0 ? ExtraKeys.NONE : extraKeys(c.at(extraKeysAt), loraName);
+        String salt = metadataSalt != null ? metadataSalt : topSalt != null ? topSalt : extra.salt;
+        return stored(
+            tally,
             hashes,
             parent,
             tokens,
             blockSize,
             loraId,
-            loraName,
+            loraName != null ? loraName : extra.lora,
             medium,
             group,
             kind,
-            metadataSalt != null ? metadataSalt : extraSalt);
+            salt);
       }
       case REMOVED -> {
         if (hashes == null) {
@@ -290,9 +330,42 @@ public final class KvEventDecoder {
         return new AllBlocksCleared();
       }
       default -> {
+        tally.unknown++;
         return null;
       }
     }
+  }
+
+  /**
+   * A decoded {@code BlockStored}, or null for an offload placeholder: vLLM's offloading connector
+   * announces a lower-tier chunk it has no payload for with no tokens and block size 0.
+   */
+  private static BlockStored stored(
+      Tally tally,
+      long[] hashes,
+      Long parent,
+      int[] tokens,
+      int blockSize,
+      Long loraId,
+      String loraName,
+      String medium,
+      Integer group,
+      String kind,
+      String salt)
+      throws EventDecodeException {
+    if (blockSize == 0) {
+      if (tokens.length == 0 && !KvEvent.isDeviceTier(medium)) {
+        tally.placeholder++;
+        return null;
+      }
+      throw new EventDecodeException(
+          Kind.INVALID,
+          "BlockStored.block_size: 0 is outside [1, "
+              + Integer.MAX_VALUE
+              + "] (only an offload tier's placeholder without tokens may have 0)");
+    }
+    return new BlockStored(
+        hashes, parent, tokens, blockSize, loraId, loraName, medium, group, kind, salt);
   }
 
   /** A map key: a string, or null for a key of another type (which is consumed). */
@@ -357,60 +430,145 @@ public final class KvEventDecoder {
     return salt;
   }
 
-  private static String extraKeysSaltAt(MsgpackCursor outer, int at, String loraName)
-      throws EventDecodeException {
-    MsgpackCursor c = outer.at(at);
-    return extraKeysSalt(c, loraName);
+  /** What a {@code BlockStored}'s extra keys name: its LoRA adapter and its cache salt. */
+  private record ExtraKeys(String lora, String salt) {
+    static final ExtraKeys NONE = new ExtraKeys(null, null);
+  }
+
+  /** Block 0's extra keys, as far as the salt and LoRA rules need them. */
+  private static final class BlockKeys {
+    String typedSalt;
+    String typedLora;
+    // Bare strings (and legacy values) in order, and whether the tuple's first element was one.
+    final List<String> bare = new ArrayList<>(2);
+    boolean firstIsBare;
+
+    /** The bare strings without a leading LoRA name (vLLM puts the adapter's name first). */
+    List<String> afterLora(String lora) {
+      boolean leading = firstIsBare && lora != null && bare.get(0).equals(lora);
+      return leading ? bare.subList(1, bare.size()) : bare;
+    }
   }
 
   /**
-   * vLLM's per-block {@code extra_keys}: block 0's tuple carries the LoRA name, multimodal ids and
-   * the cache salt. The salt is the last string of block 0's tuple that is neither the LoRA name
-   * nor repeated in block 1's tuple (LoRA and multimodal keys repeat; the salt is only on block 0).
+   * vLLM's per-block {@code extra_keys} (docs/contracts.md, "Events"): one entry per block, nil or
+   * a list. Tagged keys ({@code {"type": "cache_salt", "salt"}}, {@code {"type": "lora", "name"}},
+   * or the tuples {@code ("cache_salt", salt)}, {@code ("lora", name, path)}) name salt and LoRA
+   * outright. Untagged, as vLLM 0.33.0 publishes them, block 0's list is the LoRA name (when the
+   * event has one), {@code (mm_identifier, offset)} pairs, the salt, prompt-embeds digests: the
+   * salt is the last bare string of block 0 after a leading LoRA name that is not repeated in block
+   * 1's list (multimodal keys of older releases were bare strings too and repeat; the salt does
+   * not).
    */
-  private static String extraKeysSalt(MsgpackCursor c, String loraName)
-      throws EventDecodeException {
+  private static ExtraKeys extraKeys(MsgpackCursor c, String loraName) throws EventDecodeException {
     if (c.tryNil("extra_keys")) {
-      return null;
+      return ExtraKeys.NONE;
     }
     int n = c.arrayHeader("extra_keys");
-    List<String> first = List.of();
-    List<String> second = List.of();
-    for (int i = 0; i < n; i++) {
-      if (i < 2) {
-        List<String> strings = tupleStrings(c);
-        if (i == 0) {
-          first = strings;
-        } else {
-          second = strings;
-        }
-      } else {
-        c.skip("extra_keys");
-      }
+    if (n == 0) {
+      return ExtraKeys.NONE;
     }
+    BlockKeys first = blockKeys(c);
+    BlockKeys second = n > 1 ? blockKeys(c) : null;
+    for (int i = 2; i < n; i++) {
+      c.skip("extra_keys");
+    }
+    if (first.typedSalt != null) {
+      return new ExtraKeys(first.typedLora, first.typedSalt);
+    }
+    String lora = loraName != null ? loraName : first.typedLora;
+    List<String> bare = first.afterLora(lora);
+    List<String> repeated = second == null ? List.of() : second.afterLora(lora);
     String salt = null;
-    for (String s : first) {
-      if (!s.equals(loraName) && !second.contains(s)) {
+    for (String s : bare) {
+      if (!repeated.contains(s)) {
         salt = s;
       }
     }
-    return salt;
+    return new ExtraKeys(first.typedLora, salt);
   }
 
-  private static List<String> tupleStrings(MsgpackCursor c) throws EventDecodeException {
+  private static BlockKeys blockKeys(MsgpackCursor c) throws EventDecodeException {
+    BlockKeys keys = new BlockKeys();
     if (c.tryNil("extra_keys")) {
-      return List.of();
+      return keys;
     }
     int m = c.arrayHeader("extra_keys");
-    List<String> out = new ArrayList<>(Math.min(m, 8));
     for (int j = 0; j < m; j++) {
-      if (c.peekType("extra_keys") == Type.STRING) {
-        out.add(c.string("extra_keys"));
-      } else {
-        c.skip("extra_keys");
+      switch (c.peekType("extra_keys")) {
+        case STRING -> {
+          keys.bare.add(c.string("extra_keys"));
+          if (j == 0) {
+            keys.firstIsBare = true;
+          }
+        }
+        case MAP -> typedKey(c, keys);
+        case ARRAY -> taggedTuple(c, keys);
+        default -> c.skip("extra_keys");
       }
     }
-    return out;
+    return keys;
+  }
+
+  /** {@code {"type": "cache_salt" | "lora" | "legacy" | "mm" | "prompt_embeds", …}}. */
+  private static void typedKey(MsgpackCursor c, BlockKeys keys) throws EventDecodeException {
+    int n = c.mapHeader("extra_keys");
+    String type = null;
+    String salt = null;
+    String name = null;
+    String value = null;
+    for (int i = 0; i < n; i++) {
+      String key = key(c, "extra_keys");
+      String field = "extra_keys." + (key == null ? "key" : key);
+      boolean isString = c.peekType(field) == Type.STRING;
+      switch (key == null || !isString ? "" : key) {
+        case "type" -> type = c.string(field);
+        case "salt" -> salt = c.string(field);
+        case "name" -> name = c.string(field);
+        case "value" -> value = c.string(field);
+        default -> c.skip(field);
+      }
+    }
+    if (type == null) {
+      return;
+    }
+    switch (type) {
+      case "cache_salt" -> keys.typedSalt = salt;
+      case "lora" -> keys.typedLora = name;
+      case "legacy" -> {
+        if (value != null) {
+          keys.bare.add(value);
+        }
+      }
+      default -> {
+        // mm, prompt_embeds and kinds added later do not change the router's hash.
+      }
+    }
+  }
+
+  /** A tuple: tagged {@code ("cache_salt", salt)} / {@code ("lora", name, path?)}, or anything. */
+  private static void taggedTuple(MsgpackCursor c, BlockKeys keys) throws EventDecodeException {
+    int m = c.arrayHeader("extra_keys");
+    int read = 0;
+    if (m >= 2 && c.peekType("extra_keys") == Type.STRING) {
+      String tag = c.string("extra_keys");
+      read = 1;
+      boolean salt = "cache_salt".equals(tag) && m == 2;
+      boolean lora = "lora".equals(tag) && m <= 3;
+      // An untagged (mm_identifier, offset) pair has an integer second element: never a match.
+      if ((salt || lora) && c.peekType("extra_keys") == Type.STRING) {
+        String value = c.string("extra_keys");
+        read = 2;
+        if (salt) {
+          keys.typedSalt = value;
+        } else {
+          keys.typedLora = value;
+        }
+      }
+    }
+    for (int j = read; j < m; j++) {
+      c.skip("extra_keys");
+    }
   }
 
   private static String lower(Type t) {

@@ -45,6 +45,11 @@ final class MsgpackCursor {
     return pos;
   }
 
+  /** Moves back (or forward) to {@code offset}, a position this cursor reported earlier. */
+  void seek(int offset) {
+    pos = offset;
+  }
+
   /** A second cursor over the same bytes, starting at {@code offset}. */
   MsgpackCursor at(int offset) {
     return new MsgpackCursor(buf, offset, end - offset);

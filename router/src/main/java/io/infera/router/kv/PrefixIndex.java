@@ -117,8 +117,8 @@ public final class PrefixIndex {
       src.lastSeq = seq;
       src.publishedSeq = seq;
     }
-    if (batch.unknownEvents() > 0) {
-      count(src, DropReason.UNKNOWN_EVENT_TYPE, batch.unknownEvents());
+    if (batch.skipped().total() > 0) {
+      batch.skipped().forEach((reason, n) -> count(src, reason, n));
     }
     for (KvEvent e : batch.events()) {
       // Java 17 has no pattern switch; KvEvent is sealed to exactly these three.

@@ -52,8 +52,7 @@ final class WorkerView {
       }
       return 0;
     }
-    EventBatch batch =
-        new EventBatch(decoded.ts(), decoded.events(), rank, decoded.unknownEvents());
+    EventBatch batch = decoded.withRank(rank);
     index.apply(worker, engineSeq, batch);
     return batch.events().size();
   }

@@ -115,6 +115,28 @@ class CliTest {
   }
 
   @Test
+  void skippedEventsAreCountedOnStderrAndTheRestPrinted() {
+    Run bad =
+        run(
+            "events",
+            "decode",
+            Fixtures.dir().resolve("malformed-events-dropped.msgpack").toString());
+    assertThat(bad.code()).isZero();
+    assertThat(bad.out().lines()).hasSize(1);
+    assertThat(bad.err().strip())
+        .isEqualTo(
+            "infera-router events decode: skipped 5 malformed event(s), the first: events[0]:"
+                + " BlockStored.block_hashes: expected an integer or bytes, got string at offset"
+                + " 25");
+    Run placeholder =
+        run("events", "decode", Fixtures.dir().resolve("vllm-0.33.0.msgpack").toString());
+    assertThat(placeholder.code()).isZero();
+    assertThat(placeholder.out().lines()).hasSize(7);
+    assertThat(placeholder.err())
+        .contains("skipped 1 offload placeholder(s) (no tokens, block size 0)");
+  }
+
+  @Test
   void unknownEventTypesAreReportedOnStderr() {
     Run r = run("events", "decode", Fixtures.dir().resolve("vllm-map.msgpack").toString());
     assertThat(r.code()).isZero();

@@ -41,6 +41,7 @@ class SelfContainedTest {
           ".tpl",
           ".jsh");
 
+  // .venv: the git-ignored virtualenvs build/python-env.sh makes (third-party site-packages).
   private static final Set<String> SKIP = Set.of("target", ".git", "node_modules", ".mvn", ".venv");
 
   static List<String> offenders(Path root) throws IOException {

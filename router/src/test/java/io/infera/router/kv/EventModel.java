@@ -72,11 +72,54 @@ public final class EventModel {
   }
 
   public static byte[] encode(EventBatch batch, Random r) {
+    return encode(batch, r, 0, 0);
+  }
+
+  /** Well-formed msgpack events the decoder must drop one by one (each a malformed_event). */
+  private static final PackBody[] POISON = {
+    p -> {
+      p.packArrayHeader(5).packString("BlockStored").packArrayHeader(1).packString("abc");
+      p.packNil().packArrayHeader(1).packInt(1).packInt(1);
+    },
+    p -> {
+      p.packMapHeader(4).packString("type").packString("BlockStored");
+      p.packString("block_hashes").packArrayHeader(1).packInt(1);
+      p.packString("token_ids").packArrayHeader(1).packInt(-1);
+      p.packString("block_size").packInt(1);
+    },
+    p -> p.packMapHeader(1).packString("block_hashes").packArrayHeader(1).packInt(1),
+    p -> p.packArrayHeader(1).packString("BlockStored"),
+    p -> p.packArrayHeader(0),
+    p -> p.packString("not an event"),
+    p -> p.packMapHeader(1).packString("type").packString("BlockRemoved"),
+    p -> {
+      p.packMapHeader(5).packString("type").packString("BlockStored");
+      p.packString("block_hashes").packArrayHeader(1).packInt(1);
+      p.packString("token_ids").packArrayHeader(0);
+      p.packString("block_size").packInt(0);
+      p.packString("medium").packString("GPU");
+    },
+    p -> {
+      p.packArrayHeader(5).packString("BlockStored").packArrayHeader(1).packInt(1).packNil();
+      p.packArrayHeader(1).packArrayHeader(0).packInt(1);
+    },
+  };
+
+  interface PackBody {
+    void write(MessagePacker p) throws IOException;
+  }
+
+  /**
+   * Encodes {@code batch} with {@code poison} malformed events and {@code placeholders} offload
+   * placeholders inserted at random places among its events.
+   */
+  public static byte[] encode(EventBatch batch, Random r, int poison, int placeholders) {
     try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      Extra extra = new Extra(poison, placeholders);
       if (r.nextBoolean()) {
         boolean withRank = batch.dpRank() != null || r.nextBoolean();
         p.packArrayHeader(withRank ? 3 : 2).packDouble(batch.ts());
-        events(p, batch, r);
+        events(p, batch, r, extra);
         if (withRank) {
           value(p, batch.dpRank());
         }
@@ -84,7 +127,7 @@ public final class EventModel {
         boolean withRank = batch.dpRank() != null || r.nextBoolean();
         p.packMapHeader(withRank ? 3 : 2);
         p.packString("events");
-        events(p, batch, r);
+        events(p, batch, r, extra);
         p.packString("ts").packDouble(batch.ts());
         if (withRank) {
           p.packString("data_parallel_rank");
@@ -97,15 +140,46 @@ public final class EventModel {
     }
   }
 
-  private static void events(MessagePacker p, EventBatch batch, Random r) throws IOException {
-    p.packArrayHeader(batch.events().size());
-    for (KvEvent e : batch.events()) {
-      if (r.nextBoolean()) {
-        arrayEvent(p, e, r);
+  private record Extra(int poison, int placeholders) {}
+
+  private static void events(MessagePacker p, EventBatch batch, Random r, Extra extra)
+      throws IOException {
+    // null = a poison event, an Integer = a placeholder: shuffled in among the real ones.
+    List<Object> slots = new ArrayList<>(batch.events());
+    for (int i = 0; i < extra.poison; i++) {
+      slots.add(r.nextInt(slots.size() + 1), null);
+    }
+    for (int i = 0; i < extra.placeholders; i++) {
+      slots.add(r.nextInt(slots.size() + 1), i);
+    }
+    p.packArrayHeader(slots.size());
+    for (Object slot : slots) {
+      if (slot == null) {
+        POISON[r.nextInt(POISON.length)].write(p);
+      } else if (slot instanceof Integer) {
+        placeholder(p, r);
+      } else if (r.nextBoolean()) {
+        arrayEvent(p, (KvEvent) slot, r);
       } else {
-        mapEvent(p, e, r);
+        mapEvent(p, (KvEvent) slot, r);
       }
     }
+  }
+
+  /** vLLM's offloading placeholder: no tokens, block size 0, a lower tier, locality fields. */
+  private static void placeholder(MessagePacker p, Random r) throws IOException {
+    p.packMapHeader(11).packString("type").packString("BlockStored");
+    p.packString("block_hashes").packArrayHeader(1);
+    hash(p, r.nextLong(), r);
+    p.packString("parent_block_hash").packNil();
+    p.packString("token_ids").packArrayHeader(0);
+    p.packString("block_size").packInt(0);
+    p.packString("lora_id").packNil();
+    p.packString("medium").packString(r.nextBoolean() ? "CPU" : "STORAGE");
+    p.packString("lora_name").packNil();
+    p.packString("group_idx").packInt(0);
+    p.packString("locality").packString("LOCAL");
+    p.packString("ownership").packString("tier-" + r.nextInt(3));
   }
 
   private static void arrayEvent(MessagePacker p, KvEvent e, Random r) throws IOException {
@@ -168,7 +242,14 @@ public final class EventModel {
       optional(fields, "group_idx", s.groupIdx(), r);
       optional(fields, "kv_cache_spec_kind", s.kvCacheSpecKind(), r);
       if (s.cacheSalt() != null) {
-        fields.add(new Object[] {"metadata", new Salt(s.cacheSalt())});
+        // Every place an engine puts a salt: SGLang's metadata map and top-level key, vLLM's
+        // untagged extra_keys (block 0 only) and the typed form.
+        switch (r.nextInt(4)) {
+          case 0 -> fields.add(new Object[] {"metadata", new Salt(s.cacheSalt())});
+          case 1 -> fields.add(new Object[] {"cache_salt", s.cacheSalt()});
+          case 2 -> fields.add(new Object[] {"extra_keys", new BareSalt(s.cacheSalt())});
+          default -> fields.add(new Object[] {"extra_keys", new TypedSalt(s.cacheSalt())});
+        }
       }
       if (r.nextBoolean()) {
         fields.add(new Object[] {"some_future_key", List.of(1, "x")});
@@ -210,6 +291,10 @@ public final class EventModel {
 
   private record Salt(String value) {}
 
+  private record BareSalt(String value) {}
+
+  private record TypedSalt(String value) {}
+
   private record Hash(Long value) {}
 
   private static void optional(List<Object[]> fields, String key, Object v, Random r) {
@@ -230,6 +315,20 @@ public final class EventModel {
     } else if (v instanceof Salt s) {
       p.packMapHeader(2).packString("other").packInt(1);
       p.packString("cache_salt").packString(s.value);
+    } else if (v instanceof BareSalt s) {
+      // vLLM 0.33.0: block 0 = ((mm id, offset), salt, embeds digest), block 1 = nil.
+      p.packArrayHeader(2).packArrayHeader(3);
+      p.packArrayHeader(2).packString("img-1").packInt(3);
+      p.packString(s.value);
+      p.packBinaryHeader(2).writePayload(new byte[] {1, 2});
+      p.packNil();
+    } else if (v instanceof TypedSalt s) {
+      p.packArrayHeader(2).packArrayHeader(2);
+      p.packMapHeader(2).packString("type").packString("mm").packString("hash").packString("h");
+      p.packMapHeader(2).packString("salt").packString(s.value);
+      p.packString("type").packString("cache_salt");
+      p.packArrayHeader(1);
+      p.packMapHeader(2).packString("type").packString("mm").packString("hash").packString("h");
     } else if (v instanceof List<?> list) {
       p.packArrayHeader(list.size());
       for (Object o : list) {

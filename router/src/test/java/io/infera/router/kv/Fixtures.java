@@ -39,6 +39,11 @@ public final class Fixtures {
     return new String(read(file), java.nio.charset.StandardCharsets.UTF_8);
   }
 
+  /** The text of {@code file}, or "" when there is none. */
+  public static String optionalText(String file) {
+    return Files.exists(dir().resolve(file)) ? text(file) : "";
+  }
+
   private static byte[] read(String file) {
     try {
       return Files.readAllBytes(dir().resolve(file));

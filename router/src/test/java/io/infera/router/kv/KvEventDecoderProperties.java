@@ -28,6 +28,23 @@ class KvEventDecoderProperties {
     assertThat(decoded.unknownEvents()).isZero();
   }
 
+  @Property(tries = 1000)
+  void oneBadEventDropsOnlyItself(
+      @ForAll("samples") EventModel.Sample s,
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 4) int poison,
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 3) int placeholders,
+      @ForAll long seed)
+      throws Exception {
+    byte[] payload = EventModel.encode(s.batch(), new Random(seed), poison, placeholders);
+    EventBatch decoded = KvEventDecoder.decode(payload);
+    assertThat(decoded.events()).isEqualTo(s.batch().events());
+    assertThat(decoded.rank()).isEqualTo(s.batch().rank());
+    assertThat(decoded.skipped().malformed()).isEqualTo(poison);
+    assertThat(decoded.skipped().offloadPlaceholder()).isEqualTo(placeholders);
+    assertThat(decoded.skipped().unknownType()).isZero();
+    assertThat(decoded.skipped().firstError() != null).isEqualTo(poison > 0);
+  }
+
   @Property(tries = 300)
   void everyStrictPrefixOfAValidPayloadIsATypedError(@ForAll("samples") EventModel.Sample s) {
     byte[] p = s.payload();

@@ -79,7 +79,7 @@ final class EngineScript {
   static void apply(PrefixIndex index, WorkerId worker, int rank, long seq, byte[] payload)
       throws EventDecodeException {
     EventBatch b = KvEventDecoder.decode(payload);
-    index.apply(worker, seq, new EventBatch(b.ts(), b.events(), rank, b.unknownEvents()));
+    index.apply(worker, seq, b.withRank(rank));
   }
 
   /**

@@ -35,7 +35,7 @@ public final class LiveStack implements AutoCloseable {
       for (int i = 0; i < fleet.workers(); i++) {
         EngineOptions o =
             EngineOptions.defaults().toBuilder()
-                .flavor(Flavor.VLLM_MAP)
+                .flavor(Flavor.VLLM)
                 .blockSize(fleet.blockSize())
                 .numBlocks(fleet.blocksPerWorker())
                 .model(BenchRouterConfig.MODEL)

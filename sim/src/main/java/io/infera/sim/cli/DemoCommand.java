@@ -176,7 +176,7 @@ public final class DemoCommand implements Callable<Integer> {
       pb.stepTo(totalRequests);
     }
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("engines", WORKERS + " simulated vLLM (vllm-map KV events over ZMQ)");
+    params.put("engines", WORKERS + " simulated vLLM (vLLM 0.33.0 KV events over ZMQ)");
     params.put("blocks_per_worker", blocksPerWorker);
     params.put("block_size", 16);
     params.put("api", "/v1/chat/completions, streamed, via the router (Qwen3 chat template)");

@@ -76,9 +76,11 @@ public final class EngineCommand implements Callable<Integer> {
 
   @Option(
       names = "--flavor",
-      defaultValue = "vllm-map",
+      defaultValue = "vllm",
       converter = FlavorConverter.class,
-      description = "KV-event wire format: vllm, vllm-map or sglang. Default: ${DEFAULT-VALUE}.")
+      description =
+          "KV-event wire format: vllm (vLLM 0.33.0), vllm-array (older vLLM), vllm-map or sglang"
+              + " (SGLang 0.5.23). Default: ${DEFAULT-VALUE}.")
   Flavor flavor;
 
   @Option(
@@ -157,7 +159,7 @@ public final class EngineCommand implements Callable<Integer> {
 
   public EngineCommand() {}
 
-  /** Parses {@code vllm}, {@code vllm-map}, {@code sglang}. */
+  /** Parses {@code vllm}, {@code vllm-array}, {@code vllm-map}, {@code sglang}. */
   static final class FlavorConverter implements ITypeConverter<Flavor> {
     @Override
     public Flavor convert(String value) {

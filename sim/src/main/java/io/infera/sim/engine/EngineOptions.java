@@ -76,9 +76,9 @@ public record EngineOptions(
   }
 
   /**
-   * 127.0.0.1, free HTTP, ZMQ and replay ports, {@code vllm-map}, 16-token blocks, 8192 blocks,
-   * {@code Qwen/Qwen3-0.6B} with {@code builtin:qwen3}, real time, one rank, seed 0, 256 sequences,
-   * 8192 batched tokens, topic {@code kv-events}, cached tokens reported.
+   * 127.0.0.1, free HTTP, ZMQ and replay ports, {@code vllm}, 16-token blocks, 8192 blocks, {@code
+   * Qwen/Qwen3-0.6B} with {@code builtin:qwen3}, real time, one rank, seed 0, 256 sequences, 8192
+   * batched tokens, topic {@code kv-events}, cached tokens reported.
    */
   public static EngineOptions defaults() {
     return new EngineOptions(
@@ -86,7 +86,7 @@ public record EngineOptions(
         0,
         0,
         0,
-        Flavor.VLLM_MAP,
+        Flavor.VLLM,
         16,
         8192,
         "Qwen/Qwen3-0.6B",

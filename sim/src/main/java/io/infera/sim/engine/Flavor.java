@@ -1,14 +1,24 @@
 package io.infera.sim.engine;
 
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /** Which engine a simulated server imitates: the KV-event wire shape it publishes. */
 public enum Flavor {
-  /** vLLM with array-shaped events {@code ["BlockStored", …]} in an array batch. */
+  /**
+   * vLLM 0.33.0 (the default): msgspec's array batch {@code [ts, events, dp_rank]} of tagged map
+   * events {@code {"type": "BlockStored", …}}, defaults omitted, extra keys untagged.
+   */
   VLLM("vllm"),
-  /** vLLM 2026+: map-shaped events {@code {"type": "BlockStored", …}} in a map batch. */
+  /** Older vLLM: array-shaped events {@code ["BlockStored", …]} in an array batch. */
+  VLLM_ARRAY("vllm-array"),
+  /** A map batch {@code {ts, events, data_parallel_rank}} of map events, every key present. */
   VLLM_MAP("vllm-map"),
-  /** SGLang: array events up to {@code lora_id}, one event per page, no medium. */
+  /**
+   * SGLang 0.5.23: array batch {@code [ts, events, attn_dp_rank]} of tagged map events, one per
+   * page, the salt as a top-level {@code cache_salt}.
+   */
   SGLANG("sglang");
 
   private final String cliName;
@@ -28,8 +38,8 @@ public enum Flavor {
   }
 
   /**
-   * Parses a CLI name ({@code vllm}, {@code vllm-map}, {@code sglang}; case-insensitive, {@code _}
-   * accepted for {@code -}).
+   * Parses a CLI name ({@code vllm}, {@code vllm-array}, {@code vllm-map}, {@code sglang};
+   * case-insensitive, {@code _} accepted for {@code -}).
    *
    * @throws IllegalArgumentException naming the accepted values
    */
@@ -41,7 +51,11 @@ public enum Flavor {
       }
     }
     throw new IllegalArgumentException(
-        "unknown flavor '" + name + "' (expected vllm, vllm-map or sglang)");
+        "unknown flavor '"
+            + name
+            + "' (expected "
+            + Arrays.stream(values()).map(Flavor::cliName).collect(Collectors.joining(", "))
+            + ")");
   }
 
   @Override

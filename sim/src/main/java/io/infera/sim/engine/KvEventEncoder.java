@@ -19,14 +19,21 @@ import org.msgpack.core.MessagePacker;
  * "KV-event wire formats"), in the shape of a {@link Flavor}:
  *
  * <ul>
- *   <li>{@code VLLM}: {@code [ts, [events], dp_rank]}, events {@code ["BlockStored", hashes,
+ *   <li>{@code VLLM} (vLLM 0.33.0's msgspec encoding): {@code [ts, [events], dp_rank]}, events
+ *       {@code {"type": "BlockStored", block_hashes, parent_block_hash, token_ids, block_size,
+ *       lora_id, medium, lora_name, extra_keys?, group_idx, kv_cache_spec_kind}} with {@code
+ *       extra_keys} only when a block has keys (untagged: the LoRA name on every block, the salt on
+ *       the chain's first), {@code {"type": "BlockRemoved", block_hashes, medium, group_idx}},
+ *       {@code {"type": "AllBlocksCleared"}};
+ *   <li>{@code VLLM_ARRAY}: {@code [ts, [events], dp_rank]}, events {@code ["BlockStored", hashes,
  *       parent, token_ids, block_size, lora_id, medium, lora_name]}, {@code ["BlockRemoved",
  *       hashes, medium]}, {@code ["AllBlocksCleared"]};
- *   <li>{@code VLLM_MAP}: {@code {ts, events, data_parallel_rank}} with {@code {"type": …}} events
- *       carrying vLLM 2026's field names;
- *   <li>{@code SGLANG}: array batch, one event per page (SGLang's radix cache emits per page),
- *       stores {@code ["BlockStored", [hash], parent, token_ids, page_size, lora_id]}, removes
- *       {@code ["BlockRemoved", [hash]]} — msgspec's {@code omit_defaults} drops the absent medium.
+ *   <li>{@code VLLM_MAP}: {@code {ts, events, data_parallel_rank}} with map events carrying every
+ *       key, absent values as nil;
+ *   <li>{@code SGLANG} (SGLang 0.5.23): array batch of map events, one per page (its radix cache
+ *       emits per page), stores {@code {"type", block_hashes: [hash], parent_block_hash, token_ids,
+ *       block_size, lora_id, medium, cache_salt?, lora_name?}}, removes {@code {"type",
+ *       block_hashes: [hash], medium}}.
  * </ul>
  *
  * <p>Hashes go out as msgpack integers, unsigned: values at or above 2^63 become uint64, as Python
@@ -47,6 +54,13 @@ public final class KvEventEncoder {
     try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
       switch (flavor) {
         case VLLM -> {
+          p.packArrayHeader(3).packDouble(ts).packArrayHeader(events.size());
+          for (KvEvent e : events) {
+            vllmEvent(p, e);
+          }
+          p.packInt(dpRank);
+        }
+        case VLLM_ARRAY -> {
           p.packArrayHeader(3).packDouble(ts).packArrayHeader(events.size());
           for (KvEvent e : events) {
             vllmArrayEvent(p, e);
@@ -112,6 +126,69 @@ public final class KvEventEncoder {
     return out;
   }
 
+  /** vLLM 0.33.0: msgspec's tagged struct with omit_defaults (nil-defaulted fields left out). */
+  private static void vllmEvent(MessagePacker p, KvEvent e) throws IOException {
+    if (e instanceof BlockStored s) {
+      boolean extra =
+          s.loraName() != null || (s.cacheSalt() != null && s.parentBlockHash() == null);
+      p.packMapHeader(extra ? 11 : 10);
+      p.packString("type").packString("BlockStored");
+      p.packString("block_hashes");
+      hashes(p, s.blockHashes());
+      p.packString("parent_block_hash");
+      optHash(p, s.parentBlockHash());
+      p.packString("token_ids");
+      tokens(p, s.tokenIds());
+      p.packString("block_size").packInt(s.blockSize());
+      p.packString("lora_id");
+      optLong(p, s.loraId());
+      p.packString("medium").packString(medium(s.medium()));
+      p.packString("lora_name");
+      optString(p, s.loraName());
+      if (extra) {
+        p.packString("extra_keys");
+        extraKeys(p, s);
+      }
+      p.packString("group_idx").packInt(s.groupIdx() == null ? 0 : s.groupIdx());
+      p.packString("kv_cache_spec_kind");
+      p.packString(s.kvCacheSpecKind() == null ? "full_attention" : s.kvCacheSpecKind());
+    } else if (e instanceof BlockRemoved r) {
+      p.packMapHeader(4);
+      p.packString("type").packString("BlockRemoved");
+      p.packString("block_hashes");
+      hashes(p, r.blockHashes());
+      p.packString("medium").packString(medium(r.medium()));
+      p.packString("group_idx").packInt(r.groupIdx() == null ? 0 : r.groupIdx());
+    } else if (e instanceof AllBlocksCleared) {
+      p.packMapHeader(1);
+      p.packString("type").packString("AllBlocksCleared");
+    }
+  }
+
+  /**
+   * vLLM's untagged per-block extra keys: every block's tuple starts with the LoRA name; the
+   * request's first block (a chain root here) also carries the salt; a block without keys is nil.
+   */
+  private static void extraKeys(MessagePacker p, BlockStored s) throws IOException {
+    int blocks = s.blockHashes().length;
+    p.packArrayHeader(blocks);
+    for (int b = 0; b < blocks; b++) {
+      boolean salt = b == 0 && s.parentBlockHash() == null && s.cacheSalt() != null;
+      int n = (s.loraName() != null ? 1 : 0) + (salt ? 1 : 0);
+      if (n == 0) {
+        p.packNil();
+        continue;
+      }
+      p.packArrayHeader(n);
+      if (s.loraName() != null) {
+        p.packString(s.loraName());
+      }
+      if (salt) {
+        p.packString(s.cacheSalt());
+      }
+    }
+  }
+
   private static void vllmArrayEvent(MessagePacker p, KvEvent e) throws IOException {
     if (e instanceof BlockStored s) {
       p.packArrayHeader(8).packString("BlockStored");
@@ -147,7 +224,12 @@ public final class KvEventEncoder {
       p.packString("medium").packString(medium(s.medium()));
       p.packString("lora_name");
       optString(p, s.loraName());
-      p.packString("extra_keys").packNil();
+      p.packString("extra_keys");
+      if (s.loraName() != null || (s.cacheSalt() != null && s.parentBlockHash() == null)) {
+        extraKeys(p, s);
+      } else {
+        p.packNil();
+      }
       p.packString("group_idx").packInt(s.groupIdx() == null ? 0 : s.groupIdx());
       p.packString("kv_cache_spec_kind");
       p.packString(s.kvCacheSpecKind() == null ? "full_attention" : s.kvCacheSpecKind());
@@ -165,19 +247,37 @@ public final class KvEventEncoder {
     }
   }
 
+  /** SGLang 0.5.23: omit_defaults drops a nil cache_salt, session_id and lora_name. */
   private static void sglangEvent(MessagePacker p, KvEvent e) throws IOException {
     if (e instanceof BlockStored s) {
-      p.packArrayHeader(6).packString("BlockStored");
+      int n = 7 + (s.cacheSalt() != null ? 1 : 0) + (s.loraName() != null ? 1 : 0);
+      p.packMapHeader(n);
+      p.packString("type").packString("BlockStored");
+      p.packString("block_hashes");
       hashes(p, s.blockHashes());
+      p.packString("parent_block_hash");
       optHash(p, s.parentBlockHash());
+      p.packString("token_ids");
       tokens(p, s.tokenIds());
-      p.packInt(s.blockSize());
-      optLong(p, s.loraId());
+      p.packString("block_size").packInt(s.blockSize());
+      // SGLang never sets the deprecated numeric id (lora_id=None); a name identifies the adapter.
+      p.packString("lora_id").packNil();
+      p.packString("medium").packString(medium(s.medium()));
+      if (s.cacheSalt() != null) {
+        p.packString("cache_salt").packString(s.cacheSalt());
+      }
+      if (s.loraName() != null) {
+        p.packString("lora_name").packString(s.loraName());
+      }
     } else if (e instanceof BlockRemoved r) {
-      p.packArrayHeader(2).packString("BlockRemoved");
+      p.packMapHeader(3);
+      p.packString("type").packString("BlockRemoved");
+      p.packString("block_hashes");
       hashes(p, r.blockHashes());
+      p.packString("medium").packString(medium(r.medium()));
     } else if (e instanceof AllBlocksCleared) {
-      p.packArrayHeader(1).packString("AllBlocksCleared");
+      p.packMapHeader(1);
+      p.packString("type").packString("AllBlocksCleared");
     }
   }
 

@@ -17,7 +17,7 @@ class EngineCommandTest {
       delimiter = '|',
       value = {
         "--block-size 0|--block-size must be >= 1",
-        "--flavor trtllm|vllm, vllm-map or sglang",
+        "--flavor trtllm|vllm, vllm-array, vllm-map, sglang",
         "--hash-seed abc|invalid --hash-seed 'abc'",
         "--port 70000|--port must be 0..65535",
         "--zmq-port -2|--zmq-port must be -1..65535",
@@ -84,7 +84,7 @@ class EngineCommandTest {
     assertThat(o.port()).isEqualTo(8000);
     assertThat(o.zmqPort()).isEqualTo(5557);
     assertThat(o.replayPort()).isEqualTo(-1);
-    assertThat(o.flavor()).isEqualTo(Flavor.VLLM_MAP);
+    assertThat(o.flavor()).isEqualTo(Flavor.VLLM);
     assertThat(cmd.options().toBuilder().port(0).zmqPort(0).replayPort(0).build())
         .isEqualTo(EngineOptions.defaults());
   }

@@ -20,7 +20,7 @@ class EngineOptionsTest {
     assertThat(o.port()).isZero();
     assertThat(o.zmqPort()).isZero();
     assertThat(o.replayPort()).isZero();
-    assertThat(o.flavor()).isEqualTo(Flavor.VLLM_MAP);
+    assertThat(o.flavor()).isEqualTo(Flavor.VLLM);
     assertThat(o.blockSize()).isEqualTo(16);
     assertThat(o.numBlocks()).isEqualTo(8192);
     assertThat(o.model()).isEqualTo("Qwen/Qwen3-0.6B");
@@ -82,7 +82,14 @@ class EngineOptionsTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"vllm,VLLM", "VLLM,VLLM", "vllm-map,VLLM_MAP", "vllm_map,VLLM_MAP", "sglang,SGLANG"})
+  @CsvSource({
+    "vllm,VLLM",
+    "VLLM,VLLM",
+    "vllm-map,VLLM_MAP",
+    "vllm_map,VLLM_MAP",
+    "vllm-array,VLLM_ARRAY",
+    "sglang,SGLANG"
+  })
   void flavorsParseTheirCliNames(String name, Flavor expected) {
     assertThat(Flavor.parse(name)).isEqualTo(expected);
     assertThat(Flavor.parse(expected.cliName())).isEqualTo(expected);
@@ -92,7 +99,7 @@ class EngineOptionsTest {
   void unknownFlavorNamesTheAlternatives() {
     assertThatThrownBy(() -> Flavor.parse("trtllm"))
         .hasMessageContaining("trtllm")
-        .hasMessageContaining("vllm, vllm-map or sglang");
+        .hasMessageContaining("vllm, vllm-array, vllm-map, sglang");
     assertThat(Flavor.SGLANG.engine()).isEqualTo("sglang");
     assertThat(Flavor.VLLM_MAP.engine()).isEqualTo("vllm");
   }

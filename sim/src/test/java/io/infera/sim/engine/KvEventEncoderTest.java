@@ -67,8 +67,73 @@ class KvEventEncoderTest {
   }
 
   @Test
-  void vllmArraysCarryEveryFieldUpToLoraName() throws Exception {
+  void vllmIsAnArrayBatchOfTaggedMapEventsAsVllm033SendsIt() throws Exception {
     ArrayValue batch = unpack(KvEventEncoder.encode(Flavor.VLLM, 2.0, events(), 1)).asArrayValue();
+    assertThat(batch.size()).isEqualTo(3);
+    assertThat(batch.get(2).asIntegerValue().asInt()).isEqualTo(1);
+    ArrayValue evs = batch.get(1).asArrayValue();
+    assertThat(evs.size()).isEqualTo(4);
+    MapValue stored = evs.get(0).asMapValue();
+    // msgspec writes the tag first, then the fields in declaration order; nil defaults omitted.
+    assertThat(stored.keySet())
+        .containsExactly(
+            key("type"),
+            key("block_hashes"),
+            key("parent_block_hash"),
+            key("token_ids"),
+            key("block_size"),
+            key("lora_id"),
+            key("medium"),
+            key("lora_name"),
+            key("group_idx"),
+            key("kv_cache_spec_kind"));
+    assertThat(stored.map().get(key("type")).asStringValue().asString()).isEqualTo("BlockStored");
+    assertThat(stored.map().get(key("medium")).asStringValue().asString()).isEqualTo("GPU");
+    assertThat(stored.map().get(key("kv_cache_spec_kind")).asStringValue().asString())
+        .isEqualTo("full_attention");
+    assertUnsigned(stored.map().get(key("block_hashes")).asArrayValue().get(0), H1);
+    assertThat(evs.get(2).asMapValue().keySet())
+        .containsExactly(key("type"), key("block_hashes"), key("medium"), key("group_idx"));
+    assertThat(evs.get(3).asMapValue().keySet()).containsExactly(key("type"));
+  }
+
+  @Test
+  void vllmExtraKeysAreUntaggedLoraOnEveryBlockSaltOnTheFirst() throws Exception {
+    BlockStored root =
+        new BlockStored(
+            new long[] {H1, H2}, null, slice(0, 8), BS, null, "sql", null, null, null, "t1");
+    BlockStored child =
+        new BlockStored(new long[] {H3}, H2, slice(8, 12), BS, null, "sql", null, null, null, "t1");
+    BlockStored salted =
+        new BlockStored(
+            new long[] {H1, H2}, null, slice(0, 8), BS, null, null, null, null, null, "t2");
+    for (Flavor flavor : List.of(Flavor.VLLM, Flavor.VLLM_MAP)) {
+      ArrayValue evs = events(KvEventEncoder.encode(flavor, 1, List.of(root, child, salted), 0));
+      assertThat(extraKeys(evs.get(0))).isEqualTo("[[\"sql\",\"t1\"],[\"sql\"]]");
+      assertThat(extraKeys(evs.get(1))).isEqualTo("[[\"sql\"]]");
+      assertThat(extraKeys(evs.get(2))).isEqualTo("[[\"t2\"],null]");
+      // The router reads them back: salt and LoRA chain exactly as a request's hashes do.
+      List<KvEvent> back =
+          KvEventDecoder.decode(KvEventEncoder.encode(flavor, 1, List.of(root, child, salted), 0))
+              .events();
+      assertThat(((BlockStored) back.get(0)).cacheSalt()).isEqualTo("t1");
+      assertThat(((BlockStored) back.get(0)).loraName()).isEqualTo("sql");
+      assertThat(((BlockStored) back.get(2)).cacheSalt()).isEqualTo("t2");
+      PrefixIndex index = new PrefixIndex(BS);
+      index.apply(WorkerId.of("w"), 0, new EventBatch(1, back, 0, 0));
+      long[] tenant =
+          new BlockHasher(BS).requestHashes(TOKENS, BlockHasher.firstParent("sql", "t1"));
+      long[] plain =
+          new BlockHasher(BS).requestHashes(TOKENS, BlockHasher.firstParent("sql", null));
+      assertThat(index.match(tenant).hits(WorkerId.of("w"))).isEqualTo(3);
+      assertThat(index.match(plain).hits(WorkerId.of("w"))).isZero();
+    }
+  }
+
+  @Test
+  void vllmArraysCarryEveryFieldUpToLoraName() throws Exception {
+    ArrayValue batch =
+        unpack(KvEventEncoder.encode(Flavor.VLLM_ARRAY, 2.0, events(), 1)).asArrayValue();
     assertThat(batch.size()).isEqualTo(3);
     assertThat(batch.get(2).asIntegerValue().asInt()).isEqualTo(1);
     ArrayValue evs = batch.get(1).asArrayValue();
@@ -109,21 +174,32 @@ class KvEventEncoderTest {
   }
 
   @Test
-  void sglangSendsOneEventPerPageWithoutMedium() throws Exception {
+  void sglangSendsOneMapEventPerPageWithATopLevelSalt() throws Exception {
     ArrayValue batch =
         unpack(KvEventEncoder.encode(Flavor.SGLANG, 2.0, events(), 0)).asArrayValue();
+    assertThat(batch.size()).isEqualTo(3);
     ArrayValue evs = batch.get(1).asArrayValue();
     // 2 + 1 stores, 2 removes, 1 clear.
     assertThat(evs.size()).isEqualTo(6);
     for (int i = 0; i < 3; i++) {
-      ArrayValue s = evs.get(i).asArrayValue();
-      assertThat(s.size()).isEqualTo(6);
-      assertThat(s.get(1).asArrayValue().size()).isEqualTo(1);
-      assertThat(s.get(3).asArrayValue().size()).isEqualTo(BS);
+      MapValue s = evs.get(i).asMapValue();
+      assertThat(s.keySet())
+          .containsExactly(
+              key("type"),
+              key("block_hashes"),
+              key("parent_block_hash"),
+              key("token_ids"),
+              key("block_size"),
+              key("lora_id"),
+              key("medium"));
+      assertThat(s.map().get(key("block_hashes")).asArrayValue().size()).isEqualTo(1);
+      assertThat(s.map().get(key("token_ids")).asArrayValue().size()).isEqualTo(BS);
     }
-    assertThat(evs.get(0).asArrayValue().get(2).isNilValue()).isTrue();
-    assertUnsigned(evs.get(1).asArrayValue().get(2), H1); // parent of the 2nd page is the 1st
-    assertThat(evs.get(3).asArrayValue().size()).isEqualTo(2);
+    assertThat(evs.get(0).asMapValue().map().get(key("parent_block_hash")).isNilValue()).isTrue();
+    // The parent of the 2nd page is the 1st.
+    assertUnsigned(evs.get(1).asMapValue().map().get(key("parent_block_hash")), H1);
+    assertThat(evs.get(3).asMapValue().keySet())
+        .containsExactly(key("type"), key("block_hashes"), key("medium"));
 
     List<KvEvent> decoded =
         KvEventDecoder.decode(KvEventEncoder.encode(Flavor.SGLANG, 2.0, events(), 0)).events();
@@ -131,7 +207,29 @@ class KvEventEncoderTest {
     assertThat(second.blockHashes()).containsExactly(H2);
     assertThat(second.parentBlockHash()).isEqualTo(H1);
     assertThat(second.tokenIds()).containsExactly(slice(4, 8));
-    assertThat(second.medium()).isNull();
+    assertThat(second.medium()).isEqualTo("GPU");
+
+    BlockStored salted =
+        new BlockStored(
+            new long[] {H1, H2}, null, slice(0, 8), BS, null, "sql", null, null, null, "t1");
+    ArrayValue pages = events(KvEventEncoder.encode(Flavor.SGLANG, 1, List.of(salted), 0));
+    for (Value page : pages) {
+      assertThat(page.asMapValue().map().get(key("cache_salt")).asStringValue().asString())
+          .isEqualTo("t1");
+      assertThat(page.asMapValue().map().get(key("lora_name")).asStringValue().asString())
+          .isEqualTo("sql");
+    }
+  }
+
+  private static ArrayValue events(byte[] payload) throws Exception {
+    Value batch = unpack(payload);
+    return batch.isArrayValue()
+        ? batch.asArrayValue().get(1).asArrayValue()
+        : batch.asMapValue().map().get(key("events")).asArrayValue();
+  }
+
+  private static String extraKeys(Value event) {
+    return event.asMapValue().map().get(key("extra_keys")).toJson();
   }
 
   @Test

@@ -330,10 +330,8 @@ class SimEngineIT {
             assertThat(s.blockSize()).isEqualTo(16);
             if (flavor == Flavor.SGLANG) {
               assertThat(s.blockHashes()).hasSize(1);
-              assertThat(s.medium()).isNull();
-            } else {
-              assertThat(s.medium()).isEqualTo("GPU");
             }
+            assertThat(s.medium()).isEqualTo("GPU");
             bigHash |= Arrays.stream(s.blockHashes()).anyMatch(h -> h < 0);
           } else if (e instanceof KvEvent.BlockRemoved r) {
             removed += r.blockHashes().length;

@@ -173,7 +173,7 @@ final class SnapshotSeeder {
               streamCreated);
       case WRONG_BLOCK_SIZE ->
           log.warn(
-              "nats snapshot block size is not the router's, not seeded source={} block_size={}"
+              "nats snapshot block size is not usable, not seeded source={} block_size={}"
                   + " page_size={}",
               id,
               snap.blockSize(),

@@ -65,6 +65,24 @@ class RequestAnalyzerTest {
   }
 
   @Test
+  void eachRequestIsHashedOnceAtEveryBlockSizeInUse() {
+    int[][] sizes = {{64}};
+    RequestAnalyzer a = new RequestAnalyzer(CFG, TestTokenizers.qwen3(), null, () -> sizes[0]);
+    byte[] body = ("{\"prompt\":[" + "7,".repeat(139) + "7]}").getBytes(StandardCharsets.UTF_8);
+    RequestAnalyzer.Analyzed x = ok(a.analyze(body, RequestAnalyzer.Endpoint.COMPLETIONS));
+    assertThat(x.hashes().base()).hasSize(140 / 16);
+    assertThat(x.hashes().sizes()).containsExactly(64);
+    int[] ids = new int[140];
+    java.util.Arrays.fill(ids, 7);
+    assertThat(x.hashes().chain(64)).containsExactly(new BlockHasher(64).requestHashes(ids, 0));
+    // The engine-tokenizer path hashes the same way; a size that left the fleet is not hashed.
+    assertThat(a.hash(ids, 0).chain(64)).hasSize(2);
+    sizes[0] = new int[0];
+    assertThat(a.hash(ids, 0).sizes()).isEmpty();
+    assertThat(a.hash(ids, 0).chain(64)).isNull();
+  }
+
+  @Test
   void completionPromptsInEveryShape() {
     assertThat(ok(completion("{\"prompt\":\"Once upon a time\"}")).prompt())
         .isInstanceOf(Prompt.Text.class);

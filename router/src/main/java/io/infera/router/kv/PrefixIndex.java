@@ -138,7 +138,8 @@ public final class PrefixIndex {
    * request is hashed once at each; usually none).
    */
   public int[] otherBlockSizes() {
-    return slots.otherSizes;
+    int[] sizes = slots.otherSizes;
+    return sizes.length == 0 ? sizes : sizes.clone();
   }
 
   // ---------------------------------------------------------------- writer

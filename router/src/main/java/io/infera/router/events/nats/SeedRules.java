@@ -97,14 +97,13 @@ final class SeedRules {
   /**
    * The checks on the decoded snapshot.
    *
-   * @param pageSize the router's page size (a snapshot at another usable size seeds too: block
-   *     sizes are per worker; the index checks the fleet's limit of distinct sizes when it seeds)
    * @param streamLastSeq the stream's last sequence as known (read it again before believing a
    *     {@link Verdict#BEYOND_STREAM})
    * @param appliedStreamSeq the stream sequence of the source's last applied message (0: none)
    */
-  static Verdict judge(
-      ViewSnapshot snapshot, int pageSize, long streamLastSeq, long appliedStreamSeq) {
+  static Verdict judge(ViewSnapshot snapshot, long streamLastSeq, long appliedStreamSeq) {
+    // Any usable block size seeds: sizes are per worker (the index checks the fleet's limit of
+    // distinct sizes when it seeds); an empty view says nothing about the size.
     if (snapshot.size() > 0 && !PrefixIndex.usableBlockSize(snapshot.blockSize())) {
       return Verdict.WRONG_BLOCK_SIZE;
     }

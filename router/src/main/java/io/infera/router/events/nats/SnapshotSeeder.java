@@ -111,11 +111,11 @@ final class SnapshotSeeder {
             ex.getMessage());
         return false;
       }
-      v = SeedRules.judge(snap, pageSize, stream.lastSeq(), s.lastStreamSeq);
+      v = SeedRules.judge(snap, stream.lastSeq(), s.lastStreamSeq);
       if (v == Verdict.BEYOND_STREAM) {
         // The stream may have grown since it was read.
         stream.refresh();
-        v = SeedRules.judge(snap, pageSize, stream.lastSeq(), s.lastStreamSeq);
+        v = SeedRules.judge(snap, stream.lastSeq(), s.lastStreamSeq);
       }
     }
     if (v != Verdict.SEED) {

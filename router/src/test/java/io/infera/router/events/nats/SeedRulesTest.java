@@ -69,7 +69,7 @@ class SeedRulesTest {
   void judgesTheDecodedSnapshot(
       int blockSize, long watermark, long streamLast, long applied, Verdict expected) {
     ViewSnapshot snap = new ViewSnapshot(blockSize, 3, watermark, new long[] {1}, new long[] {2});
-    assertThat(SeedRules.judge(snap, 16, streamLast, applied)).isEqualTo(expected);
+    assertThat(SeedRules.judge(snap, streamLast, applied)).isEqualTo(expected);
   }
 
   @ParameterizedTest

@@ -368,7 +368,15 @@ public final class PrefixIndex {
         }
       }
     }
+    // Hashers of sizes no source uses any more go: an engine cycling through sizes must not make
+    // the writer keep one scratch buffer per size it ever sent.
+    hashers.keySet().removeIf(size -> size != pageSize && !other.containsKey(size));
     slots = new Slots(srcs, ids, active, page, sizes, masks);
+  }
+
+  /** Writer: block hashers held (tests: bounded by the sizes in use). */
+  int hashersHeld() {
+    return hashers.size();
   }
 
   private void stored(Source src, BlockStored e) {

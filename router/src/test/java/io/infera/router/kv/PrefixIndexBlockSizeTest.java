@@ -111,6 +111,20 @@ class PrefixIndexBlockSizeTest {
   }
 
   @Test
+  void anEngineCyclingThroughSizesHoldsOnlyTheHashersInUse() {
+    for (int size = 1; size <= 200; size++) {
+      apply(A, stored(size, longs(size), null, range(1, size)));
+      assertThat(source(A).blockSize()).isEqualTo(size);
+      assertThat(index.hashersHeld()).isLessThanOrEqualTo(2);
+    }
+    assertThat(source(A).blockSizeChanges()).isEqualTo(199);
+    assertThat(index.otherBlockSizes()).containsExactly(200);
+    index.purge(A);
+    assertThat(index.hashersHeld()).isEqualTo(1);
+    assertThat(index.otherBlockSizes()).isEmpty();
+  }
+
+  @Test
   void aMalformedStoreWithAnotherSizeDoesNotClearTheView() {
     apply(A, stored(16, longs(101), null, range(1, 16)));
     apply(A, stored(8, longs(201, 202), null, range(1, 8))); // 2 blocks, 8 tokens

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Parses the router's {@code GET /v1/admin/status} document (router module, {@code
@@ -13,8 +15,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  *
  * <p>Reads only the fields the operator shows: {@code ready}, {@code workers} (an array, counted),
  * {@code index.entries} (else the sum of {@code sources[].block_count}), {@code
- * sources[].event_lag_seconds} (the largest), {@code sources[].degraded} and {@code hit_ratio}.
- * Unknown fields are ignored; a field of the wrong type is an error naming it.
+ * sources[].event_lag_seconds} (the largest), {@code sources[].degraded}, {@code hit_ratio}, and
+ * per worker {@code id}, {@code block_size_expected} and {@code block_size_seen} (both positive
+ * integers or null; a worker whose seen size differs is named in {@link
+ * RouterView#blockSizeOverridden}). Unknown fields are ignored; a field of the wrong type is an
+ * error naming it.
  */
 public final class RouterStatusParser {
 
@@ -52,6 +57,30 @@ public final class RouterStatusParser {
     JsonNode workers = root.get("workers");
     if (workers == null || !workers.isArray()) {
       throw new MalformedStatus("workers: expected an array");
+    }
+    List<String> overridden = new ArrayList<>();
+    for (int i = 0; i < workers.size(); i++) {
+      JsonNode w = workers.get(i);
+      String f = "workers[" + i + "]";
+      if (!w.isObject()) {
+        throw new MalformedStatus(f + ": expected an object");
+      }
+      Long expected = size(w, f + ".block_size_expected", "block_size_expected");
+      Long seen = size(w, f + ".block_size_seen", "block_size_seen");
+      if (expected != null && seen != null && !expected.equals(seen)) {
+        JsonNode id = w.get("id");
+        if (id != null && !id.isNull() && !id.isTextual()) {
+          throw new MalformedStatus(f + ".id: expected a string");
+        }
+        String name = id == null || id.isNull() ? f : truncate(id.textValue());
+        overridden.add(name + " (" + seen + ", expected " + expected + ")");
+      }
+    }
+    overridden.sort(null);
+    if (overridden.size() > RouterView.MAX_NAMED) {
+      int more = overridden.size() - RouterView.MAX_NAMED;
+      overridden = new ArrayList<>(overridden.subList(0, RouterView.MAX_NAMED));
+      overridden.add("and " + more + " more");
     }
     int sourceCount = 0;
     int degraded = 0;
@@ -95,7 +124,24 @@ public final class RouterStatusParser {
     if (hit != null && (hit < 0 || hit > 1)) {
       throw new MalformedStatus("hit_ratio: expected a number in [0, 1], got " + hit);
     }
-    return new RouterView(ready, workers.size(), blocks, maxLag, hit, sourceCount, degraded);
+    return new RouterView(
+        ready, workers.size(), blocks, maxLag, hit, sourceCount, degraded, overridden);
+  }
+
+  /** Worker ids are pod names (≤ 253 characters); anything longer is cut for the message. */
+  private static String truncate(String s) {
+    return s.length() <= 253 ? s : s.substring(0, 253) + "…";
+  }
+
+  private static Long size(JsonNode n, String field, String key) throws MalformedStatus {
+    JsonNode v = n.get(key);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 1) {
+      throw new MalformedStatus(field + ": expected a positive integer");
+    }
+    return v.longValue();
   }
 
   private static long saturatedAdd(long a, long b) {

@@ -1,5 +1,7 @@
 package io.infera.operator.status;
 
+import java.util.List;
+
 /**
  * The routers' own view of the fleet, from one replica's {@code GET /v1/admin/status}.
  *
@@ -10,6 +12,9 @@ package io.infera.operator.status;
  * @param hitRatio predicted prefix-cache hit ratio in [0, 1], null before the first request
  * @param sources KV-event sources (worker, dp rank) the replica knows
  * @param degradedSources sources with a sequence gap not yet resynced
+ * @param blockSizeOverridden workers whose KV events use another block size than the router's
+ *     {@code pageSize} (an attention backend forced it), each as {@code "id (seen, expected
+ *     expected)"}, sorted; at most {@link #MAX_NAMED} are kept
  */
 public record RouterView(
     boolean ready,
@@ -18,11 +23,36 @@ public record RouterView(
     Double maxEventLagSeconds,
     Double hitRatio,
     int sources,
-    int degradedSources) {
+    int degradedSources,
+    List<String> blockSizeOverridden) {
+
+  /** Workers named in {@link #blockSizeOverridden} at most (a condition message stays short). */
+  public static final int MAX_NAMED = 10;
 
   public RouterView {
     if (workers < 0 || indexedBlocks < 0 || sources < 0 || degradedSources < 0) {
       throw new IllegalArgumentException("negative count in " + this);
     }
+    blockSizeOverridden = List.copyOf(blockSizeOverridden);
+  }
+
+  /** A view in which every worker uses the router's page size. */
+  public RouterView(
+      boolean ready,
+      int workers,
+      long indexedBlocks,
+      Double maxEventLagSeconds,
+      Double hitRatio,
+      int sources,
+      int degradedSources) {
+    this(
+        ready,
+        workers,
+        indexedBlocks,
+        maxEventLagSeconds,
+        hitRatio,
+        sources,
+        degradedSources,
+        List.of());
   }
 }

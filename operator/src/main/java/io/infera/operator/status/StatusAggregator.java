@@ -211,6 +211,18 @@ public final class StatusAggregator {
               + (int) EVENT_LAG_LIMIT_SECONDS
               + " s late; routing runs on a stale cache view");
     }
+    if (!v.blockSizeOverridden().isEmpty()) {
+      return cond(
+          type,
+          true,
+          Conditions.REASON_BLOCK_SIZE_OVERRIDDEN,
+          "KV events from "
+              + v.sources()
+              + " sources reach the routers; the attention backend forced another block size"
+              + " than spec.pageSize on "
+              + String.join(", ", v.blockSizeOverridden())
+              + " (the routers hash their requests at that size)");
+    }
     return cond(
         type,
         true,

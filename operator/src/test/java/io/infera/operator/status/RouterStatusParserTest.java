@@ -23,11 +23,11 @@ class RouterStatusParserTest {
          {"id":"demo-workers-0","url":"http://10.0.0.1:8000","pool":"workers","role":"mixed",
           "engine":"vllm","dp_size":1,"readiness":"ready","healthy":true,"breaker":"closed",
           "in_flight":2,"active_blocks":10,"recent_blocks":1.5,"indexed_blocks":700,
-          "kv_batches_applied":42},
+          "kv_batches_applied":42,"block_size_expected":16,"block_size_seen":16},
          {"id":"demo-workers-1","url":"http://10.0.0.2:8000","pool":"workers","role":"mixed",
           "engine":"vllm","dp_size":2,"readiness":"ready","healthy":true,"breaker":"closed",
           "in_flight":0,"active_blocks":0,"recent_blocks":0.0,"indexed_blocks":300,
-          "kv_batches_applied":9}],
+          "kv_batches_applied":9,"block_size_expected":16,"block_size_seen":null}],
        "sources":[
          {"worker_id":"demo-workers-0","dp_rank":0,"block_count":700,"last_seq":41,
           "degraded":false,"batches":42,"event_lag_seconds":0.012,"health":"healthy",
@@ -48,6 +48,56 @@ class RouterStatusParserTest {
   void readsTheFieldsTheStatusShows() throws Exception {
     RouterView v = RouterStatusParser.parse(ROUTER_STATUS);
     assertThat(v).isEqualTo(new RouterView(false, 2, 1000, 3.5, 0.6123, 3, 1));
+  }
+
+  @Test
+  void workersWhoseBlockSizeWasOverriddenAreNamedSorted() throws Exception {
+    RouterView v =
+        RouterStatusParser.parse(
+            """
+            {"workers":[
+              {"id":"w2","block_size_expected":16,"block_size_seen":64},
+              {"id":"w0","block_size_expected":16,"block_size_seen":16},
+              {"id":"w1","block_size_expected":16,"block_size_seen":null},
+              {"id":"w3","block_size_expected":16,"block_size_seen":128},
+              {"block_size_expected":16,"block_size_seen":32},
+              {"id":"w4"}]}
+            """);
+    assertThat(v.blockSizeOverridden())
+        .containsExactly(
+            "w2 (64, expected 16)", "w3 (128, expected 16)", "workers[4] (32, expected 16)");
+    assertThat(RouterStatusParser.parse(ROUTER_STATUS).blockSizeOverridden()).isEmpty();
+  }
+
+  @Test
+  void atMostTenOverriddenWorkersAreNamed() throws Exception {
+    StringBuilder b = new StringBuilder("{\"workers\":[");
+    for (int i = 0; i < 25; i++) {
+      b.append(i == 0 ? "" : ",")
+          .append("{\"id\":\"w")
+          .append(String.format("%02d", i))
+          .append("\",\"block_size_expected\":16,\"block_size_seen\":64}");
+    }
+    RouterView v = RouterStatusParser.parse(b.append("]}").toString());
+    assertThat(v.blockSizeOverridden()).hasSize(RouterView.MAX_NAMED + 1);
+    assertThat(v.blockSizeOverridden().get(0)).isEqualTo("w00 (64, expected 16)");
+    assertThat(v.blockSizeOverridden().get(RouterView.MAX_NAMED)).isEqualTo("and 15 more");
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{\"workers\":[1]}|workers[0]: expected an object",
+        "{\"workers\":[{\"block_size_seen\":0}]}|workers[0].block_size_seen",
+        "{\"workers\":[{\"block_size_seen\":\"64\"}]}|workers[0].block_size_seen",
+        "{\"workers\":[{\"block_size_expected\":1.5}]}|workers[0].block_size_expected",
+        "{\"workers\":[{\"id\":7,\"block_size_expected\":16,\"block_size_seen\":64}]}|workers[0].id",
+      })
+  void malformedBlockSizesNameTheField(String body, String field) {
+    assertThatThrownBy(() -> RouterStatusParser.parse(body))
+        .isInstanceOf(RouterStatusParser.MalformedStatus.class)
+        .hasMessageContaining(field);
   }
 
   @Test

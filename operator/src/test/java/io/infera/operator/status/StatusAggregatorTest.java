@@ -318,10 +318,42 @@ class StatusAggregatorTest {
         new Flow("at the limit", known(3, 3, 0, 30.0), "True", Conditions.REASON_EVENTS_FLOWING),
         new Flow("flowing", known(3, 3, 0, 0.01), "True", Conditions.REASON_EVENTS_FLOWING),
         new Flow(
+            "flowing, block size forced",
+            overridden(List.of("w1 (64, expected 16)")),
+            "True",
+            Conditions.REASON_BLOCK_SIZE_OVERRIDDEN),
+        new Flow(
             "flowing, no lag reported",
             known(3, 3, 0, null),
             "True",
             Conditions.REASON_EVENTS_FLOWING));
+  }
+
+  static RouterFetch overridden(List<String> workers) {
+    return new RouterFetch.Known(new RouterView(true, 3, 10, 0.1, null, 3, 0, workers));
+  }
+
+  @Test
+  void aForcedBlockSizeNamesTheWorkersAndYieldsToRealProblems() {
+    InferaDeploymentStatus s =
+        StatusAggregator.aggregate(
+            null,
+            obs(
+                1,
+                VALID,
+                done("d-router", 2),
+                done("d-workers", 3),
+                overridden(List.of("w1 (64, expected 16)", "w2 (128, expected 16)"))),
+            T0);
+    Condition c = cond(s, Conditions.EVENTS_FLOWING);
+    assertThat(c.getMessage()).contains("w1 (64, expected 16), w2 (128, expected 16)");
+    RouterFetch gapAndForced =
+        new RouterFetch.Known(new RouterView(true, 3, 10, 0.1, null, 3, 1, List.of("w1 (64)")));
+    InferaDeploymentStatus g =
+        StatusAggregator.aggregate(
+            null, obs(1, VALID, done("d-router", 2), done("d-workers", 3), gapAndForced), T0);
+    assertThat(cond(g, Conditions.EVENTS_FLOWING).getReason())
+        .isEqualTo(Conditions.REASON_SOURCES_DEGRADED);
   }
 
   static RouterFetch known(int workers, int sources, int degraded, Double lag) {

@@ -76,7 +76,23 @@ public final class AdminViews {
     w.put("recent_blocks", round(l.recentBlocks()));
     w.put("indexed_blocks", stats.blocksPerWorker().getOrDefault(m.info().id(), 0L));
     w.put("kv_batches_applied", rt.ingest().applied(m.info().id()));
+    w.put("block_size_expected", rt.config().pageSize());
+    w.put("block_size_seen", seenBlockSize(stats, m.info().id()));
     return w;
+  }
+
+  /**
+   * The block size a worker's events use (the largest over its ranks, which normally agree), or
+   * null before its first full-attention store.
+   */
+  static Integer seenBlockSize(IndexStats stats, WorkerId worker) {
+    Integer seen = null;
+    for (IndexStats.SourceStats s : stats.sources()) {
+      if (s.source().worker().equals(worker) && s.blockSize() != null) {
+        seen = seen == null ? s.blockSize() : Math.max(seen, s.blockSize());
+      }
+    }
+    return seen;
   }
 
   /** {@code GET /v1/admin/cache-view/{worker}}, or null for an unknown worker. */
@@ -93,6 +109,7 @@ public final class AdminViews {
         r.put("last_seq", s.lastSeq());
         r.put("degraded", s.degraded());
         r.put("batches", s.batches());
+        r.put("block_size", s.blockSize());
         ranks.add(r);
         blocks += s.blocks();
       }
@@ -117,6 +134,7 @@ public final class AdminViews {
     out.put("not_ready_reasons", notReady);
     out.put("model", c.model());
     out.put("page_size", c.pageSize());
+    out.put("request_block_sizes", requestBlockSizes(c.pageSize(), rt.index().otherBlockSizes()));
     out.put("policy", c.policy().name().wireName());
     out.put("overlap_weight", c.policy().overlapWeight());
     out.put("discovery", rt.discovery().name());
@@ -139,6 +157,8 @@ public final class AdminViews {
       src.put("last_seq", s.lastSeq());
       src.put("degraded", s.degraded());
       src.put("batches", s.batches());
+      src.put("block_size", s.blockSize());
+      src.put("block_size_changes", s.blockSizeChanges());
       src.put("event_lag_seconds", rt.ingest().eventLagSeconds(s.source().worker()));
       if (tracked != null) {
         src.putAll(tracked.render(streamed.remove(s.source()), s.degraded()));
@@ -154,6 +174,8 @@ public final class AdminViews {
       src.put("last_seq", null);
       src.put("degraded", false);
       src.put("batches", 0L);
+      src.put("block_size", null);
+      src.put("block_size_changes", 0L);
       src.put("event_lag_seconds", rt.ingest().eventLagSeconds(e.getKey().worker()));
       src.putAll(tracked.render(e.getValue(), false));
       sources.add(src);
@@ -212,11 +234,20 @@ public final class AdminViews {
     }
     out.put("workers", workers);
     List<String> hashes = new ArrayList<>();
-    long[] h = a.hashes();
+    long[] h = a.hashes().base();
     for (int i = 0; i < Math.min(h.length, 8); i++) {
       hashes.add(BlockHasher.hex(h[i]));
     }
     out.put("first_block_hashes", hashes);
+    return out;
+  }
+
+  private static List<Integer> requestBlockSizes(int pageSize, int[] others) {
+    List<Integer> out = new ArrayList<>();
+    out.add(pageSize);
+    for (int s : others) {
+      out.add(s);
+    }
     return out;
   }
 

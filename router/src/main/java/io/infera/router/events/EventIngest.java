@@ -292,10 +292,11 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
       log.debug("kv seed dropped, unknown worker={} rank={}", s.worker(), s.rank());
       return;
     }
-    if (s.snapshot().blockSize() != index.pageSize()) {
+    if (!index.acceptsSnapshot(new SourceId(s.worker(), s.rank()), s.snapshot())) {
+      // A size new to a fleet that already uses PrefixIndex.MAX_BLOCK_SIZES sizes.
       rejectedSnapshots.incrementAndGet();
       log.warn(
-          "kv seed dropped worker={} rank={} block_size={} page_size={}",
+          "kv seed dropped, block size not usable worker={} rank={} block_size={} page_size={}",
           s.worker(),
           s.rank(),
           s.snapshot().blockSize(),

@@ -17,7 +17,10 @@ public enum DropReason {
   DUPLICATE_BATCH,
   /** BlockStored whose non-null parent hash is not in the source's view. */
   UNKNOWN_PARENT,
-  /** BlockStored whose block size differs from the router's page size. */
+  /**
+   * BlockStored whose block size cannot be used: outside {@code [1, PrefixIndex.MAX_BLOCK_SIZE]},
+   * or new to a fleet that already uses {@code PrefixIndex.MAX_BLOCK_SIZES} sizes.
+   */
   BLOCK_SIZE_MISMATCH,
   /** BlockStored whose token count is not blocks × block size. */
   TOKEN_COUNT_MISMATCH,

@@ -34,7 +34,16 @@ public record IndexStats(
    * One source's state.
    *
    * @param lastSeq last applied sequence, or null when the source never sent one
+   * @param blockSize the block size learned from the source's events or snapshot, or null before
+   *     its first full-attention store (the page size is then assumed)
+   * @param blockSizeChanges times a store with another block size cleared the view
    */
   public record SourceStats(
-      SourceId source, long blocks, Long lastSeq, boolean degraded, long batches) {}
+      SourceId source,
+      long blocks,
+      Long lastSeq,
+      boolean degraded,
+      long batches,
+      Integer blockSize,
+      long blockSizeChanges) {}
 }

@@ -26,13 +26,32 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * kept out. Sequence numbers are tracked per source: a gap marks the source degraded until {@link
  * #resync}, a sequence that goes down clears it (engine restart).
  *
+ * <p>Block sizes are per source: the configured page size is what every source is expected to use,
+ * but an attention backend may force another one, so a source's size is learned from its first
+ * device-tier full-attention {@code BlockStored} (or a non-empty snapshot) and its blocks are
+ * hashed at that size. A later store with another size means the engine now runs with it: the view
+ * is cleared and the new size adopted. {@link #match(RequestHashes)} matches each source against
+ * the request's chain at its size and reports hits in blocks of the page size. At most {@link
+ * #MAX_BLOCK_SIZES} distinct sizes (the page size included) are in use at once, each in {@code [1,
+ * }{@link #MAX_BLOCK_SIZE}{@code ]}; stores beyond that are dropped ({@code block_size_mismatch}).
+ *
  * <p>Threading: {@link #apply}, {@link #purge}, {@link #resync} and {@link #viewHashes} belong to
  * one writer thread. {@link #match}, {@link #stats} and {@link #blocks} may be called from any
  * thread at any time; they take no lock and never block on the writer.
  */
 public final class PrefixIndex {
 
+  /**
+   * Distinct block sizes in use at once, the page size included: each costs a chain per request.
+   */
+  public static final int MAX_BLOCK_SIZES = 4;
+
+  /** Largest block size accepted from an event or snapshot (vLLM hybrid models reach 1,000s). */
+  public static final int MAX_BLOCK_SIZE = 16_384;
+
   private static final long NO_SEQ = Long.MIN_VALUE;
+  private static final int[] NO_SIZES = {};
+  private static final long[][] NO_MASKS = {};
   // Blocks updated together: their slots are touched first so the cache misses overlap.
   private static final int BATCH = 32;
 
@@ -51,20 +70,35 @@ public final class PrefixIndex {
     final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
     long blocks;
     long lastSeq = NO_SEQ;
+    // The block size this view is hashed at; 0 until learned (then the page size is assumed).
+    int blockSize;
+    BlockHasher hasher;
+    volatile int publishedBlockSize;
+    volatile long blockSizeChanges;
     // Published for readers at the end of each apply.
     volatile long publishedBlocks;
     volatile long publishedSeq = NO_SEQ;
     volatile boolean degraded;
     volatile long batches;
 
-    Source(SourceId id, int slot) {
+    Source(SourceId id, int slot, BlockHasher pageHasher) {
       this.id = id;
       this.slot = slot;
+      this.hasher = pageHasher;
     }
   }
 
-  /** What readers need: slot → source (null when free), slot → id, and the live-slot bitset. */
-  private record Slots(Source[] sources, SourceId[] bySlot, long[] active) {}
+  /**
+   * What readers need: slot → source (null when free), slot → id, the live-slot bitset, the bitset
+   * of slots at the page size (or not yet known), and per other block size in use its bitset.
+   */
+  private record Slots(
+      Source[] sources,
+      SourceId[] bySlot,
+      long[] active,
+      long[] pageActive,
+      int[] otherSizes,
+      long[][] otherActive) {}
 
   private final int pageSize;
   private final BlockHasher hasher;
@@ -73,21 +107,39 @@ public final class PrefixIndex {
   private final List<Source> bySlot = new ArrayList<>();
   private final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
   private final Map<WorkerId, AtomicLong> decodeErrors = new ConcurrentHashMap<>();
-  private volatile Slots slots = new Slots(new Source[0], new SourceId[0], new long[1]);
+  private final Map<Integer, BlockHasher> hashers = new HashMap<>();
+  private volatile Slots slots =
+      new Slots(new Source[0], new SourceId[0], new long[1], new long[1], NO_SIZES, NO_MASKS);
   // Writer-only scratch for a batch's router hashes, and a sink that keeps touches alive.
   private long[] scratch = new long[BATCH];
   private long sink;
 
   /**
-   * @param pageSize the one block size of the fleet; events with another size are dropped
+   * @param pageSize the block size every source is expected to use (a source may turn out to use
+   *     another); the unit of {@link MatchResult} hits
    */
   public PrefixIndex(int pageSize) {
     this.pageSize = pageSize;
     this.hasher = new BlockHasher(pageSize);
+    hashers.put(pageSize, hasher);
   }
 
   public int pageSize() {
     return pageSize;
+  }
+
+  /** Whether {@code size} can be a block size at all: in {@code [1, MAX_BLOCK_SIZE]}. */
+  public static boolean usableBlockSize(int size) {
+    return size >= 1 && size <= MAX_BLOCK_SIZE;
+  }
+
+  /**
+   * Any thread: the block sizes other than the page size that some source uses now, ascending (a
+   * request is hashed once at each; usually none).
+   */
+  public int[] otherBlockSizes() {
+    int[] sizes = slots.otherSizes;
+    return sizes.length == 0 ? sizes : sizes.clone();
   }
 
   // ---------------------------------------------------------------- writer
@@ -144,6 +196,7 @@ public final class PrefixIndex {
     if (src == null) {
       return new ViewSnapshot(pageSize, NO_SEQ, streamSeq, new long[0], new long[0]);
     }
+    int size = src.blockSize == 0 ? pageSize : src.blockSize;
     int n = src.engineToRouter.size();
     long[] extra = {0};
     src.extraRefs.forEach((engine, count) -> extra[0] += count);
@@ -158,22 +211,39 @@ public final class PrefixIndex {
             routers[at[0]++] = router;
           }
         });
-    return ViewSnapshot.of(pageSize, src.lastSeq, streamSeq, routers, engines);
+    return ViewSnapshot.of(size, src.lastSeq, streamSeq, routers, engines);
+  }
+
+  /**
+   * Writer: whether {@link #seed} would take {@code snapshot} for {@code id}: an empty one always
+   * (it says nothing about the size); otherwise its block size must be usable and, when it is new
+   * to the fleet, within {@link #MAX_BLOCK_SIZES}.
+   */
+  public boolean acceptsSnapshot(SourceId id, ViewSnapshot snapshot) {
+    if (snapshot.size() == 0) {
+      return true;
+    }
+    Source src = sources.get(id);
+    return canAdopt(src, snapshot.blockSize());
   }
 
   /**
    * Writer: replaces the view of {@code id} by {@code snapshot} (its last engine sequence included,
-   * degraded mark cleared): how a starting router warms up without replaying the whole stream.
+   * degraded mark cleared): how a starting router warms up without replaying the whole stream. A
+   * non-empty snapshot also sets the source's block size to the snapshot's.
    *
-   * @throws IllegalArgumentException when the snapshot was built with another page size
+   * @throws IllegalArgumentException when {@link #acceptsSnapshot} is false
    */
   public void seed(SourceId id, ViewSnapshot snapshot) {
-    if (snapshot.blockSize() != pageSize) {
+    if (!acceptsSnapshot(id, snapshot)) {
       throw new IllegalArgumentException(
-          "snapshot block size " + snapshot.blockSize() + " is not the index's " + pageSize);
+          "snapshot block size " + snapshot.blockSize() + " cannot be used for " + id);
     }
     Source src = source(id);
     clearView(src);
+    if (snapshot.size() > 0 && snapshot.blockSize() != src.blockSize) {
+      setBlockSize(src, snapshot.blockSize());
+    }
     long[] routers = snapshot.routerHashes();
     long[] engines = snapshot.engineHashes();
     for (int i = 0; i < routers.length; i++) {
@@ -258,7 +328,7 @@ public final class PrefixIndex {
       bySlot.add(null);
     }
     table.ensureSlots(slot + 1);
-    src = new Source(id, slot);
+    src = new Source(id, slot, hasher);
     bySlot.set(slot, src);
     sources.put(id, src);
     publishSlots();
@@ -268,14 +338,45 @@ public final class PrefixIndex {
   private void publishSlots() {
     Source[] srcs = bySlot.toArray(new Source[0]);
     SourceId[] ids = new SourceId[srcs.length];
-    long[] active = new long[Math.max(1, (ids.length + 63) >>> 6)];
+    int words = Math.max(1, (ids.length + 63) >>> 6);
+    long[] active = new long[words];
+    TreeMap<Integer, long[]> other = new TreeMap<>();
+    long[] page = active;
     for (int i = 0; i < ids.length; i++) {
       if (srcs[i] != null) {
         ids[i] = srcs[i].id;
         active[i >>> 6] |= 1L << i;
+        int size = srcs[i].blockSize;
+        if (size != 0 && size != pageSize) {
+          other.computeIfAbsent(size, k -> new long[words])[i >>> 6] |= 1L << i;
+        }
       }
     }
-    slots = new Slots(srcs, ids, active);
+    int[] sizes = NO_SIZES;
+    long[][] masks = NO_MASKS;
+    if (!other.isEmpty()) {
+      // Single-size fleets (the common case) share one bitset for both: no extra work per match.
+      page = active.clone();
+      sizes = new int[other.size()];
+      masks = new long[other.size()][];
+      int g = 0;
+      for (Map.Entry<Integer, long[]> e : other.entrySet()) {
+        sizes[g] = e.getKey();
+        masks[g++] = e.getValue();
+        for (int w = 0; w < words; w++) {
+          page[w] &= ~e.getValue()[w];
+        }
+      }
+    }
+    // Hashers of sizes no source uses any more go: an engine cycling through sizes must not make
+    // the writer keep one scratch buffer per size it ever sent.
+    hashers.keySet().removeIf(size -> size != pageSize && !other.containsKey(size));
+    slots = new Slots(srcs, ids, active, page, sizes, masks);
+  }
+
+  /** Writer: block hashers held (tests: bounded by the sizes in use). */
+  int hashersHeld() {
+    return hashers.size();
   }
 
   private void stored(Source src, BlockStored e) {
@@ -294,14 +395,21 @@ public final class PrefixIndex {
       count(src, DropReason.NON_FULL_ATTENTION, 1);
       return;
     }
-    if (e.blockSize() != pageSize) {
+    long[] hashes = e.blockHashes();
+    int[] tokens = e.tokenIds();
+    int size = e.blockSize();
+    // A source's size is 0 until learned, and 0 is never a usable size.
+    boolean newSize = size != src.blockSize || size == 0;
+    if (newSize && (!usableBlockSize(size) || hashes.length == 0)) {
       count(src, DropReason.BLOCK_SIZE_MISMATCH, 1);
       return;
     }
-    long[] hashes = e.blockHashes();
-    int[] tokens = e.tokenIds();
-    if ((long) hashes.length * pageSize != tokens.length) {
+    if ((long) hashes.length * size != tokens.length) {
       count(src, DropReason.TOKEN_COUNT_MISMATCH, 1);
+      return;
+    }
+    if (newSize && !adoptBlockSize(src, size)) {
+      count(src, DropReason.BLOCK_SIZE_MISMATCH, 1);
       return;
     }
     if (e.loraId() != null && e.loraName() == null) {
@@ -320,8 +428,9 @@ public final class PrefixIndex {
       parent = src.engineToRouter.valueAt(at);
     }
     long[] routers = scratch(hashes.length);
+    BlockHasher h = src.hasher;
     for (int b = 0; b < hashes.length; b++) {
-      parent = hasher.hashBlock(parent, tokens, b * pageSize);
+      parent = h.hashBlock(parent, tokens, b * size);
       routers[b] = parent;
     }
     LongLongMap map = src.engineToRouter;
@@ -336,6 +445,53 @@ public final class PrefixIndex {
       for (int b = from; b < to; b++) {
         store(src, hashes[b], routers[b]);
       }
+    }
+  }
+
+  /**
+   * Whether {@code src} (null: a new source) may take block size {@code size}: usable, and either
+   * the page size, a size another source already uses, or room for one more distinct size.
+   */
+  private boolean canAdopt(Source src, int size) {
+    if (!usableBlockSize(size)) {
+      return false;
+    }
+    if (size == pageSize || (src != null && size == src.blockSize)) {
+      return true;
+    }
+    Set<Integer> others = new HashSet<>();
+    for (Source s : sources.values()) {
+      if (s != src && s.blockSize != 0 && s.blockSize != pageSize) {
+        others.add(s.blockSize);
+      }
+    }
+    return others.contains(size) || others.size() + 1 < MAX_BLOCK_SIZES;
+  }
+
+  /**
+   * A full-attention store with a size other than the source's: learn it (first store), or, when
+   * the source had another, clear the view first — the engine restarted with another backend (a
+   * view hashed at the old size can never match the new blocks).
+   */
+  private boolean adoptBlockSize(Source src, int size) {
+    if (!canAdopt(src, size)) {
+      return false;
+    }
+    if (src.blockSize != 0) {
+      clearView(src);
+      src.blockSizeChanges = src.blockSizeChanges + 1;
+    }
+    setBlockSize(src, size);
+    return true;
+  }
+
+  private void setBlockSize(Source src, int size) {
+    int before = src.blockSize == 0 ? pageSize : src.blockSize;
+    src.blockSize = size;
+    src.hasher = hashers.computeIfAbsent(size, BlockHasher::new);
+    src.publishedBlockSize = size;
+    if (before != size) {
+      publishSlots();
     }
   }
 
@@ -455,7 +611,8 @@ public final class PrefixIndex {
   // ---------------------------------------------------------------- readers
 
   /**
-   * Any thread: for every source, the longest leading run of {@code requestHashes} it holds. One
+   * Any thread: for every source at the page size (or of unknown size), the longest leading run of
+   * {@code requestHashes} (hashed at the page size) it holds; sources at another size get 0. One
    * pass over the request, stopping once no source is still in its run; never mutates.
    */
   public MatchResult match(long[] requestHashes) {
@@ -466,8 +623,38 @@ public final class PrefixIndex {
   public MatchResult match(long[] requestHashes, int count) {
     Slots s = slots;
     int[] hits = new int[s.active.length * 64];
-    table.match(requestHashes, count, s.active, hits);
+    table.match(requestHashes, count, s.pageActive, hits);
     return new MatchResult(s.bySlot, hits, count);
+  }
+
+  /**
+   * Any thread: for every source, the longest leading run of the request's chain at that source's
+   * block size it holds, in blocks of the page size ({@code runBlocks × blockSize / pageSize},
+   * rounded down). A source at a size the request was not hashed at gets 0. Never mutates.
+   */
+  public MatchResult match(RequestHashes request) {
+    Slots s = slots;
+    long[] base = request.base();
+    int[] hits = new int[s.active.length * 64];
+    table.match(base, base.length, s.pageActive, hits);
+    for (int g = 0; g < s.otherSizes.length; g++) {
+      long[] chain = request.chain(s.otherSizes[g]);
+      if (chain == null || chain.length == 0) {
+        continue; // hits of these slots stay 0
+      }
+      long[] mask = s.otherActive[g];
+      table.match(chain, chain.length, mask, hits);
+      long size = s.otherSizes[g];
+      for (int w = 0; w < mask.length; w++) {
+        long m = mask[w];
+        while (m != 0) {
+          int slot = (w << 6) + Long.numberOfTrailingZeros(m);
+          hits[slot] = (int) (hits[slot] * size / pageSize);
+          m &= m - 1;
+        }
+      }
+    }
+    return new MatchResult(s.bySlot, hits, base.length);
   }
 
   /** Any thread: distinct blocks in a source's view, as of its last applied batch. */
@@ -493,8 +680,16 @@ public final class PrefixIndex {
       long blocks = src.publishedBlocks;
       long seq = src.publishedSeq;
       boolean deg = src.degraded;
+      int size = src.publishedBlockSize;
       list.add(
-          new IndexStats.SourceStats(src.id, blocks, seq == NO_SEQ ? null : seq, deg, src.batches));
+          new IndexStats.SourceStats(
+              src.id,
+              blocks,
+              seq == NO_SEQ ? null : seq,
+              deg,
+              src.batches,
+              size == 0 ? null : size,
+              src.blockSizeChanges));
       perWorker.merge(src.id.worker(), blocks, Long::sum);
       entries += blocks;
       degraded += deg ? 1 : 0;

@@ -18,7 +18,9 @@ import org.msgpack.core.MessagePack;
  * "stream_seq": uint, "router": [u64…], "engine": [u64…]}} with {@code router[i]} the router hash
  * of {@code engine[i]}.
  *
- * @param blockSize the page size the view was built with
+ * @param blockSize the block size the view's router hashes were chained at: the source's own (an
+ *     attention backend may have forced it away from the page size); seeding a non-empty snapshot
+ *     sets the source's size to it
  * @param engineSeq the last engine batch sequence included, or {@link KvEventMessage#NO_SEQ}
  * @param streamSeq the last JetStream sequence included (the watermark; 0 = none)
  */

@@ -48,9 +48,9 @@ final class ViewRecovery {
     if (bytes.isPresent()) {
       try {
         ViewSnapshot s = ViewSnapshot.decode(bytes.get());
-        if (s.blockSize() != options.blockSize()) {
+        if (!view.accepts(rank, s)) {
           log.warn(
-              "relay snapshot has another block size, rebuilding from the stream rank={}"
+              "relay snapshot block size not usable, rebuilding from the stream rank={}"
                   + " block_size={} expected={}",
               rank,
               s.blockSize(),

@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The relay's own view of its worker, one source per rank, built exactly as a router builds it from
- * the stream (a {@link PrefixIndex}, batches applied under the subject's rank). Single writer: the
- * publishing thread.
+ * the stream (a {@link PrefixIndex}, batches applied under the subject's rank), so its block size
+ * per rank is learned from the engine's stores as a router learns it, and each snapshot carries the
+ * size its router hashes were computed at. Single writer: the publishing thread.
  */
 final class WorkerView {
 
@@ -62,7 +63,15 @@ final class WorkerView {
     return index.snapshot(new SourceId(worker, rank), streamSeq);
   }
 
-  /** Replaces the view of {@code rank} by a snapshot (block size checked by the index). */
+  /** Whether {@link #seed} takes {@code snapshot} (its block size usable for this rank). */
+  boolean accepts(int rank, ViewSnapshot snapshot) {
+    return index.acceptsSnapshot(new SourceId(worker, rank), snapshot);
+  }
+
+  /**
+   * Replaces the view of {@code rank} by a snapshot; a non-empty one also sets the rank's block
+   * size to the snapshot's.
+   */
   void seed(int rank, ViewSnapshot snapshot) {
     index.seed(new SourceId(worker, rank), snapshot);
   }

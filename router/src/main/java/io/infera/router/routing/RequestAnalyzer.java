@@ -4,6 +4,8 @@ import io.infera.router.config.RouterConfig;
 import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
 import io.infera.router.kv.BlockHasher;
+import io.infera.router.kv.RequestHasher;
+import io.infera.router.kv.RequestHashes;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.ContentFormat;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +52,7 @@ public final class RequestAnalyzer {
    * An analysed request.
    *
    * @param prompt the prompt, for engine-mode tokenization
-   * @param hashes router block hashes ({@code [0]} entries: route by load)
+   * @param hashes router block hashes, one chain per block size in use (empty: route by load)
    * @param tokens prompt tokens, or -1 when unknown
    * @param firstParent the hash chain's first parent (LoRA / cache salt), for engine mode
    * @param tokenizeFailure why the prompt could not be tokenized, or null
@@ -60,14 +63,44 @@ public final class RequestAnalyzer {
       String model,
       boolean stream,
       Prompt prompt,
-      long[] hashes,
+      RequestHashes hashes,
       int tokens,
       long firstParent,
       long analyzeNanos,
       String tokenizeFailure) {
 
-    /** The same request with tokens obtained elsewhere (the engine's /tokenize). */
+    /** An analysis with only the page-size chain (tests, callers that hash themselves). */
+    public Analyzed(
+        Endpoint endpoint,
+        Map<String, Object> body,
+        String model,
+        boolean stream,
+        Prompt prompt,
+        long[] hashes,
+        int tokens,
+        long firstParent,
+        long analyzeNanos,
+        String tokenizeFailure) {
+      this(
+          endpoint,
+          body,
+          model,
+          stream,
+          prompt,
+          RequestHashes.of(hashes),
+          tokens,
+          firstParent,
+          analyzeNanos,
+          tokenizeFailure);
+    }
+
+    /** As {@link #withTokens(RequestHashes, int, String)} with only the page-size chain. */
     public Analyzed withTokens(long[] newHashes, int newTokens, String failure) {
+      return withTokens(RequestHashes.of(newHashes), newTokens, failure);
+    }
+
+    /** The same request with tokens obtained elsewhere (the engine's /tokenize). */
+    public Analyzed withTokens(RequestHashes newHashes, int newTokens, String failure) {
       return new Analyzed(
           endpoint,
           body,
@@ -83,7 +116,7 @@ public final class RequestAnalyzer {
 
     /** True when the local tokenizer was absent and the engine should tokenize. */
     public boolean needsEngineTokens() {
-      return hashes.length == 0
+      return hashes.isEmpty()
           && tokens < 0
           && tokenizeFailure == null
           && (prompt instanceof Prompt.Text || prompt instanceof Prompt.Chat);
@@ -100,22 +133,35 @@ public final class RequestAnalyzer {
   private final RouterConfig config;
   private final PromptTokenizer tokenizer;
   private final RoutingMetrics metrics;
-  private final ThreadLocal<BlockHasher> hasher;
+  private final ThreadLocal<RequestHasher> hasher;
+  private final Supplier<int[]> otherBlockSizes;
+
+  /** An analyzer for a fleet that uses only the configured page size. */
+  public RequestAnalyzer(RouterConfig config, PromptTokenizer tokenizer, RoutingMetrics metrics) {
+    this(config, tokenizer, metrics, () -> new int[0]);
+  }
 
   /**
    * @param tokenizer the local tokenizer, or null in {@code engine} mode (hashes are then left
    *     empty and filled by the HTTP layer from the engine's {@code /tokenize})
+   * @param otherBlockSizes the block sizes besides {@code pageSize} workers use now ({@code
+   *     PrefixIndex::otherBlockSizes}); each request is hashed once at every one of them
    */
-  public RequestAnalyzer(RouterConfig config, PromptTokenizer tokenizer, RoutingMetrics metrics) {
+  public RequestAnalyzer(
+      RouterConfig config,
+      PromptTokenizer tokenizer,
+      RoutingMetrics metrics,
+      Supplier<int[]> otherBlockSizes) {
     this.config = config;
     this.tokenizer = tokenizer;
     this.metrics = metrics;
-    this.hasher = ThreadLocal.withInitial(() -> new BlockHasher(config.pageSize()));
+    this.otherBlockSizes = otherBlockSizes;
+    this.hasher = ThreadLocal.withInitial(() -> new RequestHasher(config.pageSize()));
   }
 
-  /** Hashes engine-provided token ids for a request (engine mode). */
-  public long[] hash(int[] ids, long firstParent) {
-    return hasher.get().requestHashes(ids, firstParent);
+  /** Hashes engine-provided token ids for a request (engine mode), at every block size in use. */
+  public RequestHashes hash(int[] ids, long firstParent) {
+    return hasher.get().hash(ids, firstParent, otherBlockSizes.get());
   }
 
   @SuppressWarnings("unchecked")
@@ -205,7 +251,7 @@ public final class RequestAnalyzer {
       prompt = completion.get();
     }
 
-    long[] hashes = new long[0];
+    RequestHashes hashes = RequestHashes.empty();
     int tokens = -1;
     String failure = null;
     if (tokenizer != null) {
@@ -213,7 +259,7 @@ public final class RequestAnalyzer {
         Optional<Tokenized> t = tokenizer.tokenize(prompt);
         if (t.isPresent()) {
           tokens = t.get().ids().length;
-          hashes = hasher.get().requestHashes(t.get().ids(), firstParent);
+          hashes = hash(t.get().ids(), firstParent);
         } else {
           failure = "batch";
         }
@@ -228,7 +274,7 @@ public final class RequestAnalyzer {
       }
     } else if (prompt instanceof Prompt.Tokens t) {
       tokens = t.ids().length;
-      hashes = hasher.get().requestHashes(t.ids(), firstParent);
+      hashes = hash(t.ids(), firstParent);
     } else if (prompt instanceof Prompt.Batch) {
       failure = "batch";
     }

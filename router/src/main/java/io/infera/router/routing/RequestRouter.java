@@ -5,6 +5,7 @@ import io.infera.router.config.PolicyName;
 import io.infera.router.config.Role;
 import io.infera.router.kv.MatchResult;
 import io.infera.router.kv.PrefixIndex;
+import io.infera.router.kv.RequestHashes;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.Booking;
@@ -90,15 +91,20 @@ public final class RequestRouter {
     return policyConfig;
   }
 
+  /** As {@link #pick(RequestHashes, Set, long)} for a fleet hashed at the page size only. */
+  public Pick pick(long[] hashes, Set<WorkerId> exclude, long hashNanos) {
+    return pick(RequestHashes.of(hashes), exclude, hashNanos);
+  }
+
   /**
    * Picks and books a worker (or a prefill/decode pair) for one attempt.
    *
-   * @param hashes the request's router block hashes (empty when it has no full block or could not
-   *     be tokenized: then the pick is by load)
+   * @param hashes the request's router block hashes, one chain per block size in use (empty when it
+   *     has no full block or could not be tokenized: then the pick is by load)
    * @param exclude workers already tried by this request
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
-  public Pick pick(long[] hashes, Set<WorkerId> exclude, long hashNanos) {
+  public Pick pick(RequestHashes hashes, Set<WorkerId> exclude, long hashNanos) {
     long t0 = nanoTime.getAsLong();
     List<Fleet.Member> mixed = fleet.routable(FULL_REQUEST_ROLES, exclude);
     Pick pick;
@@ -118,7 +124,8 @@ public final class RequestRouter {
       cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
     if (metrics != null) {
-      metrics.decision(hashNanos + nanoTime.getAsLong() - t0, hashes.length, cachePlan.hitBlocks());
+      metrics.decision(
+          hashNanos + nanoTime.getAsLong() - t0, hashes.length(), cachePlan.hitBlocks());
     }
     return pick;
   }
@@ -128,6 +135,11 @@ public final class RequestRouter {
    * disaggregated fleet: the prefill worker, the choice the cache decides).
    */
   public Pick explain(long[] hashes) {
+    return explain(RequestHashes.of(hashes));
+  }
+
+  /** As {@link #explain(long[])} with every block size's chain. */
+  public Pick explain(RequestHashes hashes) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
     if (members.isEmpty()) {
       members = fleet.routable(Set.of(Role.PREFILL), Set.of());
@@ -146,8 +158,10 @@ public final class RequestRouter {
    *
    * @param book false for {@link #explain}: no booking, nothing learned
    */
-  private RoutePlan choose(List<Fleet.Member> members, long[] hashes, boolean book) {
+  private RoutePlan choose(List<Fleet.Member> members, RequestHashes request, boolean book) {
     List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
+    // Load, booking and the approx-prefix history count blocks of the page size.
+    long[] hashes = request.base();
     Overlap overlap;
     MatchResult match = null;
     if (hashes.length == 0) {
@@ -155,7 +169,7 @@ public final class RequestRouter {
     } else if (approxPrefix()) {
       overlap = approx.match(hashes, candidates);
     } else {
-      match = index.match(hashes);
+      match = index.match(request);
       overlap = Overlap.of(match);
     }
     Decision d;

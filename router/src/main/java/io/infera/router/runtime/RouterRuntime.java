@@ -108,7 +108,7 @@ public final class RouterRuntime implements AutoCloseable {
       sharedLoad.bindTo(registry);
       router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
     }
-    this.analyzer = new RequestAnalyzer(config, tokenizer, routingMetrics);
+    this.analyzer = new RequestAnalyzer(config, tokenizer, routingMetrics, index::otherBlockSizes);
     this.transport = parts.transport(config);
     this.transport.bindTo(registry);
     this.transport.start(ingest);

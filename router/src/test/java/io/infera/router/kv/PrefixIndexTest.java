@@ -146,7 +146,8 @@ class PrefixIndexTest {
 
   @Test
   void mismatchedEventsAreDroppedByReason() {
-    apply(A, stored(8, longs(1), null, range(1, 8)));
+    // Block size 0 (an offload placeholder that claims the GPU tier) can never be used.
+    apply(A, stored(0, longs(1), null, range(1, 8)));
     apply(A, stored(P, longs(1, 2), null, range(1, 5)));
     apply(
         A,

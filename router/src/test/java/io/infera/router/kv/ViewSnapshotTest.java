@@ -64,12 +64,44 @@ class ViewSnapshotTest {
   }
 
   @Test
-  void aSnapshotOfAnotherPageSizeIsRefused() {
+  void aSnapshotOfAnUnusableBlockSizeIsRefused() {
     PrefixIndex idx = new PrefixIndex(P);
-    ViewSnapshot other = new ViewSnapshot(16, 1, 1, longs(1), longs(2));
+    int tooBig = PrefixIndex.MAX_BLOCK_SIZE + 1;
+    ViewSnapshot other = new ViewSnapshot(tooBig, 1, 1, longs(1), longs(2));
+    assertThat(idx.acceptsSnapshot(A0, other)).isFalse();
     assertThatThrownBy(() -> idx.seed(A0, other))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("block size 16");
+        .hasMessageContaining("block size " + tooBig);
+    // Empty, it says nothing about the size and is taken.
+    ViewSnapshot empty = new ViewSnapshot(tooBig, 1, 1, new long[0], new long[0]);
+    idx.seed(A0, empty);
+    assertThat(idx.stats().sources().get(0).blockSize()).isNull();
+  }
+
+  @Test
+  void aSnapshotCarriesTheSourcesOwnBlockSizeAndSeedsItIntoTheRouter() throws Exception {
+    int forced = 4 * P; // the engine's backend forced a larger block than the page size
+    PrefixIndex relay = new PrefixIndex(P);
+    relay.apply(A, 3, batch(stored(forced, longs(101, 102), null, range(1, 2 * forced))));
+    ViewSnapshot snap = ViewSnapshot.decode(relay.snapshot(A0, 50).encode());
+    assertThat(snap.blockSize()).isEqualTo(forced);
+    assertThat(snap.size()).isEqualTo(2);
+
+    PrefixIndex router = new PrefixIndex(P);
+    assertThat(router.acceptsSnapshot(A0, snap)).isTrue();
+    router.seed(A0, snap);
+    assertThat(router.otherBlockSizes()).containsExactly(forced);
+    assertThat(router.stats().sources().get(0).blockSize()).isEqualTo(forced);
+    RequestHashes request =
+        new RequestHasher(P).hash(range(1, 2 * forced + P), 0, router.otherBlockSizes());
+    // Two 16-token blocks held = 8 blocks of the page size.
+    assertThat(router.match(request).hits(A)).isEqualTo(8).isEqualTo(relay.match(request).hits(A));
+    // Later events chain from the seeded engine hashes at the seeded size.
+    router.apply(A, 4, batch(stored(forced, longs(103), 102L, range(2 * forced + 1, forced))));
+    RequestHashes longer =
+        new RequestHasher(P).hash(range(1, 3 * forced), 0, router.otherBlockSizes());
+    assertThat(router.match(longer).hits(A)).isEqualTo(12);
+    assertThat(router.stats().dropped(DropReason.UNKNOWN_PARENT)).isZero();
   }
 
   @Test

@@ -34,7 +34,8 @@ class PublishLoopTest {
   private static final SourceId SRC = new SourceId(W, 0);
 
   private final FakeStreamClient fake = new FakeStreamClient();
-  private final EngineScript engine = new EngineScript(BS);
+  // Replaced by a test whose engine's attention backend forced another block size.
+  private EngineScript engine = new EngineScript(BS);
   private RelayCounters counters;
   private LinkedBlockingQueue<RelayBatch> queue;
   private WorkerView view;
@@ -359,6 +360,32 @@ class PublishLoopTest {
     runUntilIdle();
 
     assertThat(engineSeqs()).containsExactlyElementsOf(LongStream.range(0, 30).boxed().toList());
+    assertThat(counters.resumeSkipped.get()).isEqualTo(25);
+    assertViewsAgree(30);
+  }
+
+  @Test
+  void aForcedBlockSizeIsLearnedBySnapshottedAtAndRecoveredAtThatSize() throws Exception {
+    engine = new EngineScript(4 * BS); // the relay was told BS, the engine uses 4 × BS
+    start(opts().snapshotEveryEvents(10).build());
+    engine(0, 25);
+    runUntilIdle();
+    assertThat(counters.decodeErrors.get()).isZero();
+    assertThat(view.blocks(0)).isPositive();
+    loop.finalSnapshots();
+    assertThat(snapshots.awaitIdle(TimeUnit.SECONDS.toNanos(5))).isTrue();
+    assertThat(bucketSnapshot().blockSize()).isEqualTo(4 * BS);
+    assertViewsAgree(25);
+    long[] before = view.hashes(0);
+
+    // A restarted relay seeds from that snapshot although it is not at --block-size.
+    start(opts().snapshotEveryEvents(10).build());
+    assertThat(view.hashes(0)).containsExactly(before);
+    for (long i = 0; i < 25; i++) {
+      queue.addAll(filter.accept(0, engine.frames(i, 0), true, 0));
+    }
+    engine(25, 30);
+    runUntilIdle();
     assertThat(counters.resumeSkipped.get()).isEqualTo(25);
     assertViewsAgree(30);
   }

@@ -65,18 +65,36 @@ class RequestAnalyzerTest {
   }
 
   @Test
+  void eachRequestIsHashedOnceAtEveryBlockSizeInUse() {
+    int[][] sizes = {{64}};
+    RequestAnalyzer a = new RequestAnalyzer(CFG, TestTokenizers.qwen3(), null, () -> sizes[0]);
+    byte[] body = ("{\"prompt\":[" + "7,".repeat(139) + "7]}").getBytes(StandardCharsets.UTF_8);
+    RequestAnalyzer.Analyzed x = ok(a.analyze(body, RequestAnalyzer.Endpoint.COMPLETIONS));
+    assertThat(x.hashes().base()).hasSize(140 / 16);
+    assertThat(x.hashes().sizes()).containsExactly(64);
+    int[] ids = new int[140];
+    java.util.Arrays.fill(ids, 7);
+    assertThat(x.hashes().chain(64)).containsExactly(new BlockHasher(64).requestHashes(ids, 0));
+    // The engine-tokenizer path hashes the same way; a size that left the fleet is not hashed.
+    assertThat(a.hash(ids, 0).chain(64)).hasSize(2);
+    sizes[0] = new int[0];
+    assertThat(a.hash(ids, 0).sizes()).isEmpty();
+    assertThat(a.hash(ids, 0).chain(64)).isNull();
+  }
+
+  @Test
   void completionPromptsInEveryShape() {
     assertThat(ok(completion("{\"prompt\":\"Once upon a time\"}")).prompt())
         .isInstanceOf(Prompt.Text.class);
     RequestAnalyzer.Analyzed tokens = ok(completion("{\"prompt\":[" + "7,".repeat(40) + "7]}"));
     assertThat(tokens.prompt()).isInstanceOf(Prompt.Tokens.class);
-    assertThat(tokens.hashes()).hasSize(2);
+    assertThat(tokens.hashes().base()).hasSize(2);
     int[] sevens = new int[16];
     java.util.Arrays.fill(sevens, 7);
-    assertThat(tokens.hashes()[0]).isEqualTo(new BlockHasher(16).hashBlock(0, sevens, 0));
+    assertThat(tokens.hashes().base()[0]).isEqualTo(new BlockHasher(16).hashBlock(0, sevens, 0));
     RequestAnalyzer.Analyzed batch = ok(completion("{\"prompt\":[\"a\",\"b\"]}"));
     assertThat(batch.prompt()).isInstanceOf(Prompt.Batch.class);
-    assertThat(batch.hashes()).isEmpty();
+    assertThat(batch.hashes().base()).isEmpty();
     assertThat(batch.tokenizeFailure()).isEqualTo("batch");
     assertThat(completion("{\"prompt\":[1,\"a\"]}"))
         .isInstanceOf(RequestAnalyzer.Result.Failed.class);
@@ -86,9 +104,9 @@ class RequestAnalyzerTest {
   @Test
   void loraAndCacheSaltChangeTheHashChain() {
     String msgs = "\"messages\":[{\"role\":\"user\",\"content\":\"" + "word ".repeat(100) + "\"}]";
-    long[] plain = ok(chat("{" + msgs + "}")).hashes();
-    long[] lora = ok(chat("{\"model\":\"sql\"," + msgs + "}")).hashes();
-    long[] salted = ok(chat("{\"cache_salt\":\"t1\"," + msgs + "}")).hashes();
+    long[] plain = ok(chat("{" + msgs + "}")).hashes().base();
+    long[] lora = ok(chat("{\"model\":\"sql\"," + msgs + "}")).hashes().base();
+    long[] salted = ok(chat("{\"cache_salt\":\"t1\"," + msgs + "}")).hashes().base();
     assertThat(plain).hasSizeGreaterThan(3);
     assertThat(lora[0]).isNotEqualTo(plain[0]);
     assertThat(salted[0]).isNotEqualTo(plain[0]).isNotEqualTo(lora[0]);
@@ -111,7 +129,7 @@ class RequestAnalyzerTest {
     // A request template that does not parse is routed by load, like a failing model template.
     RequestAnalyzer.Analyzed broken = ok(chat(body.replace("{% endfor %}", "{% endif %}")));
     assertThat(broken.tokenizeFailure()).isEqualTo("template");
-    assertThat(broken.hashes()).isEmpty();
+    assertThat(broken.hashes().base()).isEmpty();
   }
 
   @Test
@@ -136,7 +154,7 @@ class RequestAnalyzerTest {
                       .getBytes(StandardCharsets.UTF_8),
                   RequestAnalyzer.Endpoint.CHAT));
       assertThat(failed.tokenizeFailure()).isEqualTo("template");
-      assertThat(failed.hashes()).isEmpty();
+      assertThat(failed.hashes().base()).isEmpty();
     }
   }
 

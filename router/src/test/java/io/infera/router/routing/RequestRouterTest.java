@@ -11,6 +11,8 @@ import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.PrefixIndex;
+import io.infera.router.kv.RequestHasher;
+import io.infera.router.kv.RequestHashes;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.LoadTracker;
@@ -88,6 +90,47 @@ class RequestRouterTest {
     assertThat(load.load(WorkerId.of("b")).inFlight()).isEqualTo(1);
     plan.booking().release();
     assertThat(load.load(WorkerId.of("b")).inFlight()).isZero();
+  }
+
+  @Test
+  void aWorkerWithAForcedBlockSizeIsComparedInPageSizeBlocks() {
+    fleet.apply(List.of(worker("a", Role.MIXED), worker("b", Role.MIXED)));
+    cache("a", 2, 3); // 2 blocks of 16
+    // b's backend forced 64: one 64-token block of the same prompt = 4 blocks of 16.
+    int[] tokens = IntStream.range(0, 8 * P).map(i -> 3 * 100_000 + i).toArray();
+    index.apply(
+        WorkerId.of("b"),
+        KvEventMessage.NO_SEQ,
+        new EventBatch(
+            0,
+            List.of(
+                new KvEvent.BlockStored(
+                    new long[] {77},
+                    null,
+                    java.util.Arrays.copyOf(tokens, 64),
+                    64,
+                    null,
+                    null,
+                    null,
+                    null,
+                    "mla_attention",
+                    null)),
+            0,
+            0));
+    RequestHashes request = new RequestHasher(P).hash(tokens, 0, index.otherBlockSizes());
+    RoutePlan plan =
+        ((RequestRouter.Pick.Ok) router(PolicyName.KV_AWARE).pick(request, Set.of(), 0)).plan();
+    assertThat(plan.worker().info().id()).isEqualTo(WorkerId.of("b"));
+    assertThat(plan.hitBlocks()).isEqualTo(4);
+    assertThat(plan.decision().requestBlocks()).isEqualTo(8);
+    plan.booking().release();
+    // Hashed at the page size only, b's blocks are invisible (no false hit), a's still count.
+    RoutePlan pageOnly =
+        ((RequestRouter.Pick.Ok)
+                router(PolicyName.KV_AWARE).explain(new BlockHasher(P).requestHashes(tokens, 0)))
+            .plan();
+    assertThat(pageOnly.worker().info().id()).isEqualTo(WorkerId.of("a"));
+    assertThat(pageOnly.hitBlocks()).isEqualTo(2);
   }
 
   @Test

@@ -44,6 +44,13 @@ public final class Conditions {
   /** EventsFlowing=False: KV events arrive later than the limit. */
   public static final String REASON_EVENT_LAG = "EventLag";
 
+  /**
+   * EventsFlowing=True: events flow, but some workers' attention backends forced another block size
+   * than {@code spec.pageSize}; the routers hash their requests at that size too (the message names
+   * them).
+   */
+  public static final String REASON_BLOCK_SIZE_OVERRIDDEN = "BlockSizeOverridden";
+
   /** EventsFlowing=True. */
   public static final String REASON_EVENTS_FLOWING = "EventsFlowing";
 

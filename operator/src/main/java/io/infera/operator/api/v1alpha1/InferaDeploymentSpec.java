@@ -48,8 +48,16 @@ public class InferaDeploymentSpec {
       value = Rules.PAGE_SIZE_POWER_OF_TWO,
       message = Rules.PAGE_SIZE_POWER_OF_TWO_MESSAGE)
   @JsonPropertyDescription(
-      "KV-cache block size in tokens: the ONE value given to every engine (vLLM --block-size,"
-          + " SGLang --page-size), every relay and the router. A power of two, 1..1024.")
+      "KV-cache block size in tokens given to every engine (vLLM --block-size, SGLang"
+          + " --page-size), every relay and the router. A power of two, 1..1024. Some attention"
+          + " backends force another size whatever is asked: SGLang's flashmla 64, trtllm_mla and"
+          + " cutedsl_mla 64 unless 32 or 64 (trtllm_mla is SGLang's default for DeepSeek V3/R1"
+          + " on Blackwell), DeepSeek-V4 256, DSA models 64 x index pool; vLLM keeps an explicit"
+          + " --block-size on GPUs but raises it for hybrid attention/Mamba models (MLA hybrids: a"
+          + " multiple of 128) and on CPU (CPU MLA 16). The operator cannot tell the backend from"
+          + " the model name: the router then learns each worker's size from its KV events and"
+          + " EventsFlowing reports BlockSizeOverridden. Set pageSize to the forced size to hash"
+          + " every request once.")
   private Integer pageSize = 16;
 
   @Default("0")

@@ -1,5 +1,6 @@
 package io.infera.router.events.nats;
 
+import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.ViewSnapshot;
 import java.time.Instant;
 
@@ -33,7 +34,7 @@ final class SeedRules {
     PREDATES_STREAM(true, Count.NONE),
     /** It does not decode. */
     UNREADABLE(true, Count.BAD),
-    /** Built with another block size than the router's. */
+    /** Its block size is not usable at all ({@link PrefixIndex#usableBlockSize}). */
     WRONG_BLOCK_SIZE(true, Count.BAD),
     /** Its watermark is beyond the stream's last sequence. */
     BEYOND_STREAM(true, Count.BAD),
@@ -96,14 +97,14 @@ final class SeedRules {
   /**
    * The checks on the decoded snapshot.
    *
-   * @param pageSize the router's block size
    * @param streamLastSeq the stream's last sequence as known (read it again before believing a
    *     {@link Verdict#BEYOND_STREAM})
    * @param appliedStreamSeq the stream sequence of the source's last applied message (0: none)
    */
-  static Verdict judge(
-      ViewSnapshot snapshot, int pageSize, long streamLastSeq, long appliedStreamSeq) {
-    if (snapshot.blockSize() != pageSize) {
+  static Verdict judge(ViewSnapshot snapshot, long streamLastSeq, long appliedStreamSeq) {
+    // Any usable block size seeds: sizes are per worker (the index checks the fleet's limit of
+    // distinct sizes when it seeds); an empty view says nothing about the size.
+    if (snapshot.size() > 0 && !PrefixIndex.usableBlockSize(snapshot.blockSize())) {
       return Verdict.WRONG_BLOCK_SIZE;
     }
     if (snapshot.streamSeq() > streamLastSeq) {

@@ -111,11 +111,11 @@ final class SnapshotSeeder {
             ex.getMessage());
         return false;
       }
-      v = SeedRules.judge(snap, pageSize, stream.lastSeq(), s.lastStreamSeq);
+      v = SeedRules.judge(snap, stream.lastSeq(), s.lastStreamSeq);
       if (v == Verdict.BEYOND_STREAM) {
         // The stream may have grown since it was read.
         stream.refresh();
-        v = SeedRules.judge(snap, pageSize, stream.lastSeq(), s.lastStreamSeq);
+        v = SeedRules.judge(snap, stream.lastSeq(), s.lastStreamSeq);
       }
     }
     if (v != Verdict.SEED) {
@@ -173,7 +173,7 @@ final class SnapshotSeeder {
               streamCreated);
       case WRONG_BLOCK_SIZE ->
           log.warn(
-              "nats snapshot block size is not the router's, not seeded source={} block_size={}"
+              "nats snapshot block size is not usable, not seeded source={} block_size={}"
                   + " page_size={}",
               id,
               snap.blockSize(),

@@ -67,16 +67,29 @@ class NatsTransportIngestTest {
   }
 
   @Test
-  void seedsOfUnknownWorkersOrAnotherBlockSizeAreRejected() throws Exception {
+  void seedsOfUnknownWorkersOrAnUnusableBlockSizeAreRejected() throws Exception {
     ingest.workers(Set.of(A), Set.of());
     ViewSnapshot snap = new ViewSnapshot(16, 1, 1, new long[] {1}, new long[] {2});
     ingest.accept(new Delivery.Snapshot(WorkerId.of("b"), 0, snap));
+    int tooBig = PrefixIndex.MAX_BLOCK_SIZE + 1;
     ingest.accept(
-        new Delivery.Snapshot(A, 0, new ViewSnapshot(32, 1, 1, new long[] {1}, new long[] {2})));
+        new Delivery.Snapshot(
+            A, 0, new ViewSnapshot(tooBig, 1, 1, new long[] {1}, new long[] {2})));
     flush();
     assertThat(ingest.rejectedSnapshots()).isEqualTo(2);
     assertThat(ingest.seededSnapshots()).isZero();
     assertThat(index.stats().sources()).isEmpty();
+  }
+
+  @Test
+  void aSeedAtAnotherBlockSizeSetsThatWorkersSize() throws Exception {
+    ingest.workers(Set.of(A), Set.of());
+    ingest.accept(
+        new Delivery.Snapshot(A, 0, new ViewSnapshot(64, 1, 1, new long[] {1}, new long[] {2})));
+    flush();
+    assertThat(ingest.seededSnapshots()).isEqualTo(1);
+    assertThat(index.stats().sources().get(0).blockSize()).isEqualTo(64);
+    assertThat(index.otherBlockSizes()).containsExactly(64);
   }
 
   @Test

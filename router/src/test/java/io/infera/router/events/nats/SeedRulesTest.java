@@ -57,17 +57,19 @@ class SeedRulesTest {
     "16, 40, 100, 30, SEED",
     "16, 40, 100, 40, SEED",
     "16, 40, 40, 0, SEED",
-    "32, 40, 100, 30, WRONG_BLOCK_SIZE",
+    // Block sizes are per worker: any usable size seeds; only an unusable one is refused.
+    "64, 40, 100, 30, SEED",
+    "16385, 40, 100, 30, WRONG_BLOCK_SIZE",
     "16, 101, 100, 0, BEYOND_STREAM",
     "16, 39, 100, 40, STALE",
     // The block size is checked first, then the stream, then the applied events.
-    "32, 101, 100, 200, WRONG_BLOCK_SIZE",
+    "16385, 101, 100, 200, WRONG_BLOCK_SIZE",
     "16, 101, 100, 200, BEYOND_STREAM",
   })
   void judgesTheDecodedSnapshot(
       int blockSize, long watermark, long streamLast, long applied, Verdict expected) {
     ViewSnapshot snap = new ViewSnapshot(blockSize, 3, watermark, new long[] {1}, new long[] {2});
-    assertThat(SeedRules.judge(snap, 16, streamLast, applied)).isEqualTo(expected);
+    assertThat(SeedRules.judge(snap, streamLast, applied)).isEqualTo(expected);
   }
 
   @ParameterizedTest

@@ -25,6 +25,7 @@ Protocol: one JSON object per line on stdin, one JSON answer per line on stdout
              {"type": "clear"}
              {"type": "placeholder", "req": "r1", "block": 0, "medium": "CPU"}
                  vLLM's offloading connector's BlockStored for a block it did not see stored
+  {"op": "await_subscriber", "rank": 0}   until a subscriber is connected to that PUB socket
   {"op": "restart"}   every rank's publisher shut down and a new one bound on the same ports
   {"op": "stop"}
 """
@@ -37,9 +38,13 @@ import logging
 import pickle
 import socket
 import sys
+import threading
 import time
 import types
 import zipfile
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="driver %(levelname)s %(message)s")
 log = logging.getLogger("driver")
@@ -121,6 +126,39 @@ def free_port_range(n):
         if ok:
             return base
     raise RuntimeError("no free port range")
+
+
+class Subscribers:
+    """Counts the subscribers connected to a PUB socket, from the socket's monitor.
+
+    ZMQ's slow joiner: what a PUB socket sends before a subscriber's handshake is lost for it,
+    so the tests wait for the router (or the relay) to be connected before publishing live.
+    """
+
+    def __init__(self, sock):
+        self.count = 0
+        self.cond = threading.Condition()
+        self.mon = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED)
+        threading.Thread(target=self.run, daemon=True, name="pub-monitor").start()
+
+    def run(self):
+        while True:
+            try:
+                ev = recv_monitor_message(self.mon)
+            except zmq.ZMQError:
+                return
+            with self.cond:
+                if ev["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                    self.count += 1
+                elif ev["event"] == zmq.EVENT_DISCONNECTED:
+                    self.count -= 1
+                elif ev["event"] == zmq.EVENT_MONITOR_STOPPED:
+                    return
+                self.cond.notify_all()
+
+    def wait(self, n, timeout):
+        with self.cond:
+            return self.cond.wait_for(lambda: self.count >= n, timeout)
 
 
 class LossyPub:
@@ -402,9 +440,10 @@ class Driver:
 
     def bind(self):
         dp, topic = self.cfg["dp_size"], self.cfg["topic"]
-        self.pubs, self.lossy = [], []
+        self.pubs, self.lossy, self.subs = [], [], []
         for rank in range(dp):
             p = self.engine.publisher(rank, self.cfg["pub_base"], self.cfg["replay_base"], topic)
+            self.subs.append(Subscribers(p._pub))
             lossy = LossyPub(p._pub)
             p._pub = lossy
             self.pubs.append(p)
@@ -463,6 +502,13 @@ class Driver:
             # The publisher thread marks each batch done once sent and kept for replay.
             pub._event_queue.join()
             return {"seq": pub._buffer[-1][0], "events": len(events)}
+        if op == "await_subscriber":
+            rank = int(cmd.get("rank", 0))
+            if not self.subs[rank].wait(1, float(cmd.get("timeout", 20))):
+                raise TimeoutError(f"no subscriber on rank {rank}'s PUB socket")
+            # The SUB socket sends its subscription right after the handshake.
+            time.sleep(0.3)
+            return {"subscribers": self.subs[rank].count}
         if op == "restart":
             self.shutdown()
             self.bind()

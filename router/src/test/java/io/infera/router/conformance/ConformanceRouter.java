@@ -203,7 +203,7 @@ final class ConformanceRouter implements AutoCloseable {
         .atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(100))
         .alias(worker + " should hold " + n + " blocks")
-        .until(() -> blocks(worker) == n);
+        .until(() -> blocks(worker), b -> b == n);
   }
 
   @Override

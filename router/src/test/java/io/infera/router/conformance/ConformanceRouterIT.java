@@ -248,28 +248,47 @@ class ConformanceRouterIT {
     e.awaitSubscriber(1);
     int[] t0 = tokens(11, 2 * PAGE);
     int[] t1 = tokens(12, 4 * PAGE);
-    int[] t2 = tokens(13, 3 * PAGE);
     e.request("r0", t0, PAGE, null, null);
     e.request("r1", t1, PAGE, null, null);
-    e.request("r2", t2, PAGE, null, null);
     e.publish(0, store("r0", 0, 2));
     e.publish(1, store("r1", 0, 4));
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> router.blocksPerRank("a").equals(Map.of(0L, 2L, 1L, 4L)));
+        .until(() -> router.blocksPerRank("a"), m -> m.equals(Map.of(0L, 2L, 1L, 4L)));
     Explained x1 = router.explain(t1);
     assertHits(x1, "a", 4, 0);
     assertThat(x1.pickedRank()).isEqualTo(1);
     Explained x0 = router.explain(t0);
     assertHits(x0, "a", 2, 0);
     assertThat(x0.pickedRank()).isEqualTo(0);
-    // Rank 1's replay socket is at the replay port + 1.
-    e.publishLost(1, store("r2", 0, 2));
-    e.publish(1, store("r2", 2, 3));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"vllm", "sglang"})
+  void aDataParallelRanksLostBatchIsFilledFromItsOwnReplayPort(String engineName) throws Exception {
+    EngineProcess e = engine(engineName, 2);
+    ConformanceRouter router = router(Worker.zmq("a", e, 2), Worker.plain("b", engineName));
+    e.awaitSubscriber(0);
+    e.awaitSubscriber(1);
+    int[] t0 = tokens(15, 2 * PAGE);
+    int[] t1 = tokens(16, 3 * PAGE);
+    e.request("r0", t0, PAGE, null, null);
+    e.request("r1", t1, PAGE, null, null);
+    e.publish(0, store("r0", 0, 2));
+    e.publish(1, store("r0", 0, 1));
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> router.blocksPerRank("a").equals(Map.of(0L, 2L, 1L, 7L)));
-    assertThat(router.explain(t2).pickedRank()).isEqualTo(1);
+        .until(() -> router.blocksPerRank("a"), m -> m.equals(Map.of(0L, 2L, 1L, 1L)));
+    // Rank 1's replay ROUTER is at the replay port + 1 (the engine's offset_endpoint_port).
+    e.publishLost(1, store("r1", 0, 2));
+    e.publish(1, store("r1", 2, 3));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> router.blocksPerRank("a"), m -> m.equals(Map.of(0L, 2L, 1L, 4L)));
+    Explained x = router.explain(t1);
+    assertHits(x, "a", 3, 0);
+    assertThat(x.pickedRank()).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !router.degraded("a"));
   }
 
   @ParameterizedTest

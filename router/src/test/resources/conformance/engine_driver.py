@@ -129,16 +129,17 @@ def free_port_range(n):
 
 
 class Subscribers:
-    """Counts the subscribers connected to a PUB socket, from the socket's monitor.
+    """Counts the connections to a PUB socket, from the socket's monitor.
 
-    ZMQ's slow joiner: what a PUB socket sends before a subscriber's handshake is lost for it,
-    so the tests wait for the router (or the relay) to be connected before publishing live.
+    ZMQ's slow joiner: what a PUB socket sends before a subscriber's subscription reaches it is
+    lost for that subscriber, so the tests wait for the router (or the relay) to be connected
+    before publishing live.
     """
 
     def __init__(self, sock):
         self.count = 0
         self.cond = threading.Condition()
-        self.mon = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED)
+        self.mon = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
         threading.Thread(target=self.run, daemon=True, name="pub-monitor").start()
 
     def run(self):
@@ -148,7 +149,7 @@ class Subscribers:
             except zmq.ZMQError:
                 return
             with self.cond:
-                if ev["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                if ev["event"] == zmq.EVENT_ACCEPTED:
                     self.count += 1
                 elif ev["event"] == zmq.EVENT_DISCONNECTED:
                     self.count -= 1
@@ -159,6 +160,22 @@ class Subscribers:
     def wait(self, n, timeout):
         with self.cond:
             return self.cond.wait_for(lambda: self.count >= n, timeout)
+
+
+def await_free(ports, timeout=10.0):
+    """Until every port can be bound again (a closed ZMQ socket lets go of it asynchronously)."""
+    deadline = time.time() + timeout
+    for port in ports:
+        while True:
+            with socket.socket() as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    s.bind(("0.0.0.0", port))
+                    break
+                except OSError:
+                    if time.time() > deadline:
+                        raise
+                    time.sleep(0.05)
 
 
 class LossyPub:
@@ -506,11 +523,16 @@ class Driver:
             rank = int(cmd.get("rank", 0))
             if not self.subs[rank].wait(1, float(cmd.get("timeout", 20))):
                 raise TimeoutError(f"no subscriber on rank {rank}'s PUB socket")
-            # The SUB socket sends its subscription right after the handshake.
-            time.sleep(0.3)
+            # The handshake and the subscription follow the TCP connection.
+            time.sleep(0.5)
             return {"subscribers": self.subs[rank].count}
         if op == "restart":
             self.shutdown()
+            dp = self.cfg["dp_size"]
+            await_free(
+                [self.cfg["pub_base"] + r for r in range(dp)]
+                + [self.cfg["replay_base"] + r for r in range(dp)]
+            )
             self.bind()
             return {}
         if op == "stop":

@@ -186,6 +186,16 @@ final class ConformanceRouter implements AutoCloseable {
     return (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
   }
 
+  /** {@code worker}'s entry in {@code /v1/admin/status}'s workers. */
+  Map<?, ?> workerStatus(String worker) throws Exception {
+    for (Object o : (List<?>) status().get("workers")) {
+      if (worker.equals(((Map<?, ?>) o).get("id"))) {
+        return (Map<?, ?>) o;
+      }
+    }
+    throw new AssertionError("no worker " + worker + " in /v1/admin/status");
+  }
+
   /** The index's drop counter for {@code reason} (a DropReason label), over all workers. */
   long dropped(String reason) throws Exception {
     Map<?, ?> dropped = (Map<?, ?>) ((Map<?, ?>) status().get("index")).get("dropped");

@@ -308,6 +308,10 @@ class ConformanceRouterIT {
     assertThat(x.hits().get("a")).as("hits on the MLA worker").isPositive();
     assertThat(x.hits().get("b")).isZero();
     assertThat(router.dropped("block_size_mismatch")).isZero();
+    // The status names the size the router expected and the one the worker's events carry.
+    assertThat(router.workerStatus("a"))
+        .containsEntry("block_size_expected", (long) PAGE)
+        .containsEntry("block_size_seen", (long) mla);
     // A prompt sharing only the first 64-token block hits that block alone.
     int[] prefix = java.util.Arrays.copyOf(t, mla + 20);
     assertThat(router.explain(prefix).hits().get("a")).isEqualTo(x.hits().get("a") / 4);

@@ -187,10 +187,11 @@ final class ConformanceRouter implements AutoCloseable {
   }
 
   /** {@code worker}'s entry in {@code /v1/admin/status}'s workers. */
-  Map<?, ?> workerStatus(String worker) throws Exception {
+  @SuppressWarnings("unchecked")
+  Map<String, Object> workerStatus(String worker) throws Exception {
     for (Object o : (List<?>) status().get("workers")) {
       if (worker.equals(((Map<?, ?>) o).get("id"))) {
-        return (Map<?, ?>) o;
+        return (Map<String, Object>) o;
       }
     }
     throw new AssertionError("no worker " + worker + " in /v1/admin/status");

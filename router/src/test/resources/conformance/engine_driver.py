@@ -35,6 +35,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
 import pickle
 import socket
 import sys
@@ -160,6 +161,22 @@ class Subscribers:
     def wait(self, n, timeout):
         with self.cond:
             return self.cond.wait_for(lambda: self.count >= n, timeout)
+
+
+class MonitoredContext(zmq.Context):
+    """The publishers' zmq.Context.instance(): a monitor on each PUB socket before it binds.
+
+    Attached before the bind, so that a subscriber reconnecting to a restarted engine at once is
+    counted too. Sockets are otherwise exactly what the engine's code makes of them.
+    """
+
+    pub_monitors = []
+
+    def socket(self, socket_type, *args, **kwargs):
+        sock = super().socket(socket_type, *args, **kwargs)
+        if socket_type == zmq.PUB:
+            MonitoredContext.pub_monitors.append(Subscribers(sock))
+        return sock
 
 
 def await_free(ports, timeout=10.0):
@@ -460,7 +477,7 @@ class Driver:
         self.pubs, self.lossy, self.subs = [], [], []
         for rank in range(dp):
             p = self.engine.publisher(rank, self.cfg["pub_base"], self.cfg["replay_base"], topic)
-            self.subs.append(Subscribers(p._pub))
+            self.subs.append(MonitoredContext.pub_monitors.pop())
             lossy = LossyPub(p._pub)
             p._pub = lossy
             self.pubs.append(p)
@@ -542,6 +559,8 @@ class Driver:
 
 
 def main():
+    zmq.Context._instance = MonitoredContext()
+    zmq.Context._instance_pid = os.getpid()
     driver = Driver(ENGINE)
     print(json.dumps({"ok": True, "ready": ENGINE}), flush=True)
     for line in sys.stdin:

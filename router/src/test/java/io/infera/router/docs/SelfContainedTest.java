@@ -41,7 +41,7 @@ class SelfContainedTest {
           ".tpl",
           ".jsh");
 
-  private static final Set<String> SKIP = Set.of("target", ".git", "node_modules", ".mvn", ".venv");
+  private static final Set<String> SKIP = Set.of("target", ".git", "node_modules", ".mvn");
 
   static List<String> offenders(Path root) throws IOException {
     List<String> out = new ArrayList<>();

@@ -95,6 +95,9 @@ final class PythonEnv {
         throw new AssertionError(String.join(" ", cmd) + " did not finish in 30 minutes");
       }
       String stderr = Files.readString(err, StandardCharsets.UTF_8).strip();
+      if (!stderr.isEmpty()) {
+        System.err.println(stderr); // "downloading ... (one time)" and the like
+      }
       int rc = p.exitValue();
       if (rc == 3 || rc == 4) {
         skip =

@@ -184,7 +184,9 @@ final class EngineProcess implements AutoCloseable {
     Files.deleteIfExists(stderr);
   }
 
-  /** Token ids 1000 + seed*7919 + i: distinct prompts per seed, all in the vocabulary. */
+  /**
+   * Token ids 1000 + seed * 7919 + i: a distinct prompt per seed (the router hashes ids as given).
+   */
   static int[] tokens(int seed, int n) {
     int[] t = new int[n];
     for (int i = 0; i < n; i++) {

@@ -152,7 +152,14 @@ public final class KvEventEncoder {
       p.packString("group_idx").packInt(s.groupIdx() == null ? 0 : s.groupIdx());
       p.packString("kv_cache_spec_kind");
       p.packString(s.kvCacheSpecKind() == null ? "full_attention" : s.kvCacheSpecKind());
-    } else if (e instanceof BlockRemoved r) {
+    } else {
+      vllmMapRemoval(p, e);
+    }
+  }
+
+  /** A vLLM map event that is not a store: BlockRemoved or AllBlocksCleared. */
+  private static void vllmMapRemoval(MessagePacker p, KvEvent e) throws IOException {
+    if (e instanceof BlockRemoved r) {
       p.packMapHeader(4);
       p.packString("type").packString("BlockRemoved");
       p.packString("block_hashes");
@@ -234,16 +241,8 @@ public final class KvEventEncoder {
       p.packString("kv_cache_spec_kind");
       p.packString(s.kvCacheSpecKind() == null ? "full_attention" : s.kvCacheSpecKind());
       p.packString("kv_cache_spec_sliding_window").packNil();
-    } else if (e instanceof BlockRemoved r) {
-      p.packMapHeader(4);
-      p.packString("type").packString("BlockRemoved");
-      p.packString("block_hashes");
-      hashes(p, r.blockHashes());
-      p.packString("medium").packString(medium(r.medium()));
-      p.packString("group_idx").packInt(r.groupIdx() == null ? 0 : r.groupIdx());
-    } else if (e instanceof AllBlocksCleared) {
-      p.packMapHeader(1);
-      p.packString("type").packString("AllBlocksCleared");
+    } else {
+      vllmMapRemoval(p, e);
     }
   }
 

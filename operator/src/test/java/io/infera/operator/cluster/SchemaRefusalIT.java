@@ -286,6 +286,44 @@ class SchemaRefusalIT {
         .containsEntry("name", "workers");
   }
 
+  /**
+   * Numbers and nulls as kubectl sends them: an integral float is an integer (Go's JSON encoder
+   * drops the fraction), an explicit null of a non-nullable field is dropped, an unquoted fraction
+   * where the CRD says int-or-string is refused. Render agrees with the server on each.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void integralFloatsNullsAndFractionalQuantitiesAsTheServerTreatsThem() {
+    Map<String, Object> variant = SampleBreaches.sample("sim.yaml");
+    SampleBreaches.metadata(variant).put("name", "numbers");
+    SampleBreaches.spec(variant).put("pageSize", 32.0);
+    SampleBreaches.spec(variant).put("image", null);
+    InstallTools.Run r =
+        Kubectl.run(
+            cluster,
+            "apply",
+            "-f",
+            Kubectl.file("numbers", Kubectl.inNamespace(variant, ns)).toString());
+    assertThat(r.exitCode()).as(r.describe()).isZero();
+    Map<String, Object> spec = (Map<String, Object>) stored("numbers").get("spec");
+    assertThat(spec).containsEntry("pageSize", 32).doesNotContainKey("image");
+    Renderer.Result rendered =
+        Renderer.render(SampleBreaches.yaml(variant), "numbers", Renderer.Format.YAML);
+    assertThat(rendered).isInstanceOf(Renderer.Result.Rendered.class);
+    assertThat(((Renderer.Result.Rendered) rendered).text()).contains("pageSize: 32");
+
+    Map<String, Object> fraction = SampleBreaches.sample("sim.yaml");
+    ((Map<String, Object>) pool0(fraction).get("resources")).put("cpu", 1.5);
+    assertThat(refusal(fraction))
+        .contains("spec.pools[0].resources.cpu")
+        .contains("must be of type integer,string");
+    Renderer.Result refused =
+        Renderer.render(SampleBreaches.yaml(fraction), "fraction", Renderer.Format.YAML);
+    assertThat(refused).isInstanceOf(Renderer.Result.Rejected.class);
+    assertThat(((Renderer.Result.Rejected) refused).message())
+        .contains("spec.pools[0].resources.cpu: expected an integer or a string");
+  }
+
   // ------------------------------------------------------------------ where the CRD admits more
 
   /**

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,8 +37,7 @@ class RenderDryRunIT {
 
   private KubeControlPlane cluster;
   private String ns;
-  private final java.util.concurrent.atomic.AtomicInteger variants =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger variants = new AtomicInteger();
 
   @BeforeAll
   void setUp() {

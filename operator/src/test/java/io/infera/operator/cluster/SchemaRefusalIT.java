@@ -17,10 +17,12 @@ import io.infera.operator.install.SampleBreaches.CelBreach;
 import io.infera.operator.render.Renderer;
 import io.infera.operator.testing.KubeControlPlane;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -179,7 +181,7 @@ class SchemaRefusalIT {
           Object value = am.get(k);
           if (def instanceof Map<?, ?> dm && value instanceof Map<?, ?> vm) {
             // An object default: its keys as the CRD says (nested defaults may add more).
-            Map<Object, Object> named = new java.util.LinkedHashMap<>();
+            Map<Object, Object> named = new LinkedHashMap<>();
             dm.keySet().forEach(dk -> named.put(dk, vm.get(dk)));
             value = named;
           }
@@ -336,26 +338,23 @@ class SchemaRefusalIT {
         Arguments.of(
             "a CPU that is no quantity",
             "spec.pools[0].resources.cpu",
-            (java.util.function.Consumer<Map<String, Object>>)
-                s ->
-                    pool0(s)
-                        .put("resources", new java.util.LinkedHashMap<>(Map.of("cpu", "lots")))),
+            (Consumer<Map<String, Object>>)
+                s -> pool0(s).put("resources", new LinkedHashMap<>(Map.of("cpu", "lots")))),
         Arguments.of(
             "a resource name too long for the router Service",
             "metadata.name",
-            (java.util.function.Consumer<Map<String, Object>>)
+            (Consumer<Map<String, Object>>)
                 s -> SampleBreaches.metadata(s).put("name", "n" + "a".repeat(57))),
         Arguments.of(
             "a pool named like the router's objects",
             "spec.pools[0].name",
-            (java.util.function.Consumer<Map<String, Object>>)
-                s -> pool0(s).put("name", "router")));
+            (Consumer<Map<String, Object>>) s -> pool0(s).put("name", "router")));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("admittedByTheCrdOnly")
   void whatOnlyTheOperatorRefusesIsStoredByTheServer(
-      String what, String field, java.util.function.Consumer<Map<String, Object>> change) {
+      String what, String field, Consumer<Map<String, Object>> change) {
     Map<String, Object> variant = SampleBreaches.sample("sim.yaml");
     SampleBreaches.metadata(variant).put("name", "admitted-" + names.incrementAndGet());
     change.accept(variant);

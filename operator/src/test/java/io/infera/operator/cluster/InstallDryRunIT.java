@@ -62,6 +62,30 @@ class InstallDryRunIT {
         List.of("watchNamespaces={" + ns + "," + other + "}", "leaderElection.enabled=true"));
   }
 
+  /**
+   * A real {@code helm install} (Helm 4: server-side apply) and uninstall: every object is stored
+   * and removed (no pod runs: the control plane has no scheduler or kubelet).
+   */
+  @Test
+  void helmInstallsAndUninstallsTheChart() {
+    String helm = InstallTools.require().helm().toString();
+    String release = "it-" + ns.substring(ns.lastIndexOf('-') + 1);
+    String kubeconfig = "--kubeconfig=" + cluster.kubeconfig();
+    InstallTools.Run install =
+        InstallTools.run(
+            List.of(
+                helm, "install", release, CHART, "--namespace", ns, kubeconfig, "--wait=hookOnly"));
+    assertThat(install.exitCode()).as(install.describe()).isZero();
+    assertThat(install.stderr()).doesNotContain("Warning");
+    InstallTools.Run deployment = Kubectl.ok(cluster, "-n", ns, "get", "deployment", "-o", "name");
+    assertThat(deployment.stdout()).contains("deployment.apps/" + release + "-infera-operator");
+    InstallTools.Run uninstall =
+        InstallTools.run(List.of(helm, "uninstall", release, "--namespace", ns, kubeconfig));
+    assertThat(uninstall.exitCode()).as(uninstall.describe()).isZero();
+    assertThat(Kubectl.ok(cluster, "get", "clusterrole", "-o", "name").stdout())
+        .doesNotContain(release + "-infera-operator");
+  }
+
   private void helmDryRun(String what, List<String> sets) {
     List<String> cmd = new ArrayList<>();
     cmd.add(InstallTools.require().helm().toString());

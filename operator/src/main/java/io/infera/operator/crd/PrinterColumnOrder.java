@@ -18,7 +18,10 @@ import java.util.List;
 /**
  * Puts the CRD's printer columns in the order {@link InferaDeployment} declares them (PHASE,
  * ROUTERS, WORKERS, HIT%, AGE): fabric8's generator sorts them by JSON path, which would put AGE
- * first. Rewrites the generated file in place, keeping its header comment.
+ * first. Drops {@code priority: 0} (the default, which the API server omits when it stores the
+ * CRD): a column list that differs from the stored one makes the atomic {@code spec.versions} list
+ * a conflict for a server-side apply over a client-side one ({@code kubectl apply --server-side},
+ * Helm 4). Rewrites the generated file in place, keeping its header comment.
  */
 public final class PrinterColumnOrder {
 
@@ -57,6 +60,11 @@ public final class PrinterColumnOrder {
       cols.sort(
           Comparator.comparingInt(
               c -> order.indexOf(c.getName()) < 0 ? order.size() : order.indexOf(c.getName())));
+      for (CustomResourceColumnDefinition c : cols) {
+        if (c.getPriority() != null && c.getPriority() == 0) {
+          c.setPriority(null);
+        }
+      }
       v.setAdditionalPrinterColumns(cols);
     }
     String body = Serialization.asYaml(crd);

@@ -22,6 +22,9 @@ import picocli.CommandLine.TypeConversionException;
     description = {
       "Prints every object the operator would create for an InferaDeployment, in a fixed order"
           + " (kind, then name), without a cluster: for GitOps diffs, reviews and dry runs.",
+      "For kubectl apply --dry-run=server, render the resource as stored (kubectl get idep NAME"
+          + " -o yaml | infera-operator render -f -): the API server refuses owner references"
+          + " without the uid a file that never was on a cluster lacks.",
       "Exit codes: 0 rendered; 2 invalid resource (YAML error, unknown field, validation failure,"
           + " contradicting pool args) or unreadable file, with the reason on stderr."
     })

@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
 /**
  * Reads one {@code InferaDeployment} from YAML (or JSON) as strictly as the API server would:
  * unknown fields, duplicate keys and scalars of the wrong type are refused. Explicit nulls take the
- * field's default, as the API server's pruning and defaulting do.
+ * field's default, as the API server's pruning and defaulting do; integral floats ({@code 16.0})
+ * are integers, as they are once kubectl has sent them.
  */
 public final class ResourceParser {
 
@@ -111,6 +112,7 @@ public final class ResourceParser {
       throw new ParseException(
           source + ": expected a mapping (an InferaDeployment), got a " + nodeType(doc));
     }
+    doc = integralNumbersAsIntegers(doc);
     expect(doc, "apiVersion", InferaDeployment.API_VERSION, source);
     expect(doc, "kind", InferaDeployment.KIND, source);
     InferaDeployment idep;
@@ -125,6 +127,32 @@ public final class ResourceParser {
       throw new ParseException(source + ": " + unknown.get());
     }
     return idep;
+  }
+
+  /** Beyond this a double no longer holds every integer exactly. */
+  private static final double MAX_EXACT_INTEGER = 9007199254740992.0;
+
+  /**
+   * {@code 16.0} and {@code 1e2} as the integers they are: kubectl turns YAML into JSON with Go's
+   * encoder, which writes an integral float without a fraction, so the API server stores {@code
+   * pageSize: 16.0} as 16 and admits it as an integer; {@code 1.5} stays a float and is refused.
+   */
+  static JsonNode integralNumbersAsIntegers(JsonNode node) {
+    if (node.isFloatingPointNumber()) {
+      double d = node.doubleValue();
+      if (Double.isFinite(d) && d == Math.rint(d) && Math.abs(d) <= MAX_EXACT_INTEGER) {
+        return com.fasterxml.jackson.databind.node.LongNode.valueOf((long) d);
+      }
+      return node;
+    }
+    if (node instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+      o.properties().forEach(e -> e.setValue(integralNumbersAsIntegers(e.getValue())));
+    } else if (node instanceof com.fasterxml.jackson.databind.node.ArrayNode a) {
+      for (int i = 0; i < a.size(); i++) {
+        a.set(i, integralNumbersAsIntegers(a.get(i)));
+      }
+    }
+    return node;
   }
 
   private static void expect(JsonNode doc, String field, String value, String source)

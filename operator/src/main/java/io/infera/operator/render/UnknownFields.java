@@ -15,13 +15,17 @@ import java.util.TreeSet;
  * Finds a field the Java model does not declare, anywhere in a document. Jackson refuses unknown
  * fields of Infera's own classes, but the embedded Kubernetes types (metadata, env, tolerations)
  * keep them in an "additional properties" map; the API server's strict field validation refuses
- * them, so {@code render} does too.
+ * them, so {@code render} does too. Also finds an unquoted fraction where the CRD says
+ * int-or-string (a quantity), which the server refuses and fabric8's quantity reader would take.
  */
 final class UnknownFields {
 
   private UnknownFields() {}
 
-  /** The first unknown field as {@code path: unknown field (expected one of …)}, if any. */
+  /**
+   * The first unknown field as {@code path: unknown field (expected one of …)}, or unquoted
+   * fractional quantity, if any.
+   */
   static Optional<String> find(ObjectMapper mapper, JsonNode node, JavaType type) {
     return walk(mapper, node, type, "");
   }
@@ -39,6 +43,12 @@ final class UnknownFields {
         }
       }
       return Optional.empty();
+    }
+    if (node.isFloatingPointNumber()
+        && type.getRawClass() == io.fabric8.kubernetes.api.model.Quantity.class) {
+      // The CRD types quantities int-or-string: the API server refuses 1.5 unquoted.
+      return Optional.of(
+          path + ": expected an integer or a string (quote a fraction: \"" + node.asText() + "\")");
     }
     if (!node.isObject()) {
       return Optional.empty();

@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
 
 /**
  * Re-checks an {@code InferaDeployment} against every rule of its CRD (required fields, ranges,
- * patterns, CEL) and the limits of the objects built from it (name lengths), in Java.
+ * patterns, CEL) and the limits of the objects built from it (name lengths; the pod fields copied
+ * into them verbatim, {@link PodFields}), in Java.
  */
 public final class SpecValidator {
 
@@ -203,6 +204,16 @@ public final class SpecValidator {
     if (d != null) {
       nonBlankIfSet("spec.nats.deploy.image", d.getImage());
       nonBlankIfSet("spec.nats.deploy.storageClass", d.getStorageClass());
+      if (d.getStorageClass() != null
+          && !d.getStorageClass().isBlank()
+          && !PodFields.isDnsSubdomain(d.getStorageClass())) {
+        add(
+            "spec.nats.deploy.storageClass",
+            "'"
+                + d.getStorageClass()
+                + "' is not a StorageClass name (a DNS subdomain: lower-case letters, digits,"
+                + " '-' and '.')");
+      }
       quantity("spec.nats.deploy.storage", d.getStorage(), true);
       compute("spec.nats.deploy.resources", d.getResources());
     }
@@ -353,6 +364,9 @@ public final class SpecValidator {
         } else if (!names.add(e.getName())) {
           add(f + ".env[" + i + "].name", "duplicate variable " + e.getName());
         }
+        if (e != null) {
+          PodFields.envSource(f + ".env[" + i + "]", e, this::add);
+        }
       }
     }
     if (p.getNodeSelector() != null) {
@@ -363,9 +377,14 @@ public final class SpecValidator {
                   add(f + ".nodeSelector", "keys and values must be strings");
                 }
               });
+      PodFields.nodeSelector(f + ".nodeSelector", p.getNodeSelector(), this::add);
     }
     if (p.getTolerations() != null && p.getTolerations().contains(null)) {
       add(f + ".tolerations", "entries must be mappings");
+    } else if (p.getTolerations() != null) {
+      for (int i = 0; i < p.getTolerations().size(); i++) {
+        PodFields.toleration(f + ".tolerations[" + i + "]", p.getTolerations().get(i), this::add);
+      }
     }
   }
 

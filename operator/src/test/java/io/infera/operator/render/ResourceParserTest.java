@@ -48,6 +48,7 @@ class ResourceParserTest {
           unknown metadata field     | 'apiVersion: infera.io/v1alpha1\nkind: InferaDeployment\nmetadata: {nmae: x}' | metadata.nmae: unknown field
           unknown toleration field   | '$HEAD spec: {model: m, pools: [{name: a, tolerations: [{key: k, foo: 1}]}]}' | spec.pools[0].tolerations[0].foo: unknown field
           unknown env ref field      | '$HEAD spec: {model: m, pools: [{name: a, env: [{name: X, valueFrom: {secretKeyRef: {nme: s}}}]}]}' | spec.pools[0].env[0].valueFrom.secretKeyRef.nme: unknown field
+          fraction for a quantity    | '$HEAD spec: {model: m, pools: [{name: a, resources: {cpu: 1.5}}]}' | spec.pools[0].resources.cpu: expected an integer or a string
           number in node selector    | '$HEAD spec: {model: m, pools: [{name: a, nodeSelector: {zone: 1}}]}' | spec.pools[0].nodeSelector.zone: expected a string
           """)
   void malformedInputIsRefusedWithOneLine(String name, String yaml, String expected) {
@@ -75,6 +76,28 @@ class ResourceParserTest {
     assertThat(idep.getSpec().getRouter().getReplicas()).isEqualTo(2);
     assertThat(idep.getSpec().getPools().get(0).getRole()).isEqualTo(PoolRole.MIXED);
     assertThat(idep.getSpec().getPools().get(0).getReplicas()).isEqualTo(1);
+  }
+
+  /** kubectl sends {@code 16.0} as 16 and the API server stores it: so does the parser. */
+  @Test
+  void integralFloatsAreIntegersAsTheServerStoresThem() throws Exception {
+    InferaDeployment idep =
+        ResourceParser.parse(
+            HEAD
+                + "spec: {model: m, pageSize: 16.0, router: {replicas: 1e1, overlapWeight: 2.0},"
+                + " pools: [{name: a, replicas: 2.0}]}",
+            "x");
+    assertThat(idep.getSpec().getPageSize()).isEqualTo(16);
+    assertThat(idep.getSpec().getRouter().getReplicas()).isEqualTo(10);
+    assertThat(idep.getSpec().getRouter().getOverlapWeight()).isEqualTo(2.0);
+    assertThat(idep.getSpec().getPools().get(0).getReplicas()).isEqualTo(2);
+    for (String bad : new String[] {"16.5", "1e400", "1e30", "-16.000001"}) {
+      assertThatThrownBy(
+              () -> ResourceParser.parse(HEAD + "spec: {model: m, pageSize: " + bad + "}", "x"))
+          .as(bad)
+          .isInstanceOf(ResourceParser.ParseException.class)
+          .hasMessageContaining("spec.pageSize");
+    }
   }
 
   @Test

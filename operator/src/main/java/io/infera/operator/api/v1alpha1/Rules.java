@@ -35,7 +35,14 @@ public final class Rules {
   public static final String TOKENIZER_LOCAL_NEEDS_SOURCE_MESSAGE =
       "tokenizer.mode local needs tokenizer.path or tokenizer.hub";
 
-  public static final String PYTHON_HASH_SEED_RANGE = "self == 'random' || int(self) <= 4294967295";
+  /**
+   * A value the pattern refuses passes here: the API server evaluates CEL rules even when the
+   * pattern failed, and {@code int()} of a non-number would add a "type conversion error" to the
+   * pattern's message.
+   */
+  public static final String PYTHON_HASH_SEED_RANGE =
+      "self == 'random' || !self.matches('^[0-9]{1,10}$') || int(self) <= 4294967295";
+
   public static final String PYTHON_HASH_SEED_RANGE_MESSAGE =
       "pythonHashSeed must be 'random' or an integer in [0, 4294967295]";
 

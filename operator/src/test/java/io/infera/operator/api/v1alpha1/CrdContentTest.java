@@ -69,6 +69,19 @@ class CrdContentTest {
     }
   }
 
+  /**
+   * The API server stores a column's default priority 0 as absent; a CRD that spells it out differs
+   * from its stored form in the atomic {@code spec.versions} list, which makes a server-side apply
+   * after a client-side one conflict (seen on a real kube-apiserver, CrdInstallIT).
+   */
+  @Test
+  void printerColumnsCarryNoDefaultPriority() throws IOException {
+    assertThat(v1alpha1.getAdditionalPrinterColumns())
+        .extracting(CustomResourceColumnDefinition::getPriority)
+        .allMatch(p -> p == null || p != 0);
+    assertThat(Files.readString(CrdDriftTest.generated())).doesNotContain("priority: 0");
+  }
+
   @Test
   void everyCelRuleOfTheCrdIsOneOfTheRulesTheJavaValidatorMirrors() throws IllegalAccessException {
     Set<String> inCrd = new TreeSet<>();

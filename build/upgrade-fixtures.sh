@@ -43,59 +43,16 @@ for sample in "$work"/config/samples/*.yaml; do
   [[ -s "$out/routerconfig/$name.yaml" ]] || { echo "upgrade-fixtures: no RouterConfig for $name" >&2; exit 1; }
 done
 
-# The keys the previous router accepts: every key of ITS config/router/reference.yaml (whose own
-# test proves it names every key its loader reads), commented-out optional keys included. The
-# previous loader itself then confirms the whole set (and each rendered RouterConfig) parses, and
-# that it refuses a key outside the set, so the list is what that router does, not what its
-# reference says.
-cat >"$work/Keys.java" <<'EOF'
-import io.infera.router.config.ConfigLoader;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
-import org.yaml.snakeyaml.Yaml;
-
-public class Keys {
-  public static void main(String[] args) throws Exception {
-    // Uncomment "# key: value" lines (optional keys shown commented out), keep comments proper.
-    String text = Files.readString(Path.of(args[0]))
-        .replaceAll("(?m)^(\\s*)# ([A-Za-z]+: )", "$1$2");
-    ConfigLoader.parse(text);
-    TreeSet<String> keys = new TreeSet<>();
-    walk("", new Yaml().load(text), keys);
-    for (int i = 1; i < args.length; i++) {
-      ConfigLoader.parse(Files.readString(Path.of(args[i])));
-    }
-    try {
-      ConfigLoader.parse(text + "\nnotAKeyOfThisRelease: 1\n");
-      throw new IllegalStateException("the previous loader accepted an unknown key");
-    } catch (io.infera.router.config.ConfigException expected) {
-      // strict, as expected
-    }
-    keys.forEach(System.out::println);
-  }
-
-  @SuppressWarnings("unchecked")
-  static void walk(String path, Object node, TreeSet<String> keys) {
-    if (node instanceof Map<?, ?> m) {
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        String p = path + e.getKey();
-        keys.add(p);
-        walk(p + ".", e.getValue(), keys);
-      }
-    } else if (node instanceof List<?> l) {
-      String p = path.substring(0, path.length() - 1) + "[].";
-      for (Object item : l) {
-        walk(p, item, keys);
-      }
-    }
-  }
-}
-EOF
-java -cp "$router_jar" "$work/Keys.java" "$work/config/router/reference.yaml" \
-  "$out"/routerconfig/*.yaml >"$out/router-keys.txt"
+# The keys the previous router accepts and what it makes of each RouterConfig, asked of that
+# router's own ConfigLoader (build/upgrade/PreviousRouter.java on its jar's classpath): every key
+# of ITS config/router/reference.yaml (whose own test proves it names every key its loader reads),
+# commented-out optional keys included, confirmed by a strict parse of the whole set and by the
+# refusal of a key outside it; settings/<sample>.yaml is its RouterConfig record of each file.
+rm -rf "$out/settings"
+mkdir -p "$out/settings"
+java -cp "$router_jar" "$repo/build/upgrade/PreviousRouter.java" \
+  "$work/config/router/reference.yaml" "$out/router-keys.txt" "$out/settings" \
+  "$out"/routerconfig/*.yaml
 
 cat >"$out/SOURCE" <<EOF
 version=$version

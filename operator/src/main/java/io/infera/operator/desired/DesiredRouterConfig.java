@@ -19,6 +19,14 @@ import org.yaml.snakeyaml.Yaml;
  * The RouterConfig document (docs/contracts.md, "RouterConfig") the router reads from its
  * ConfigMap: the operator → router contract. Only keys the router's {@code ConfigLoader} accepts;
  * golden examples in {@code config/router/}.
+ *
+ * <p>Version skew (docs/contracts.md, "Version skew"): a router one release older than this
+ * operator must start on what it writes. So every key added after a release is written only when
+ * the resource uses its feature ({@link #putIfSet}: unset or at the router's default, it is left
+ * out), and a spec that uses no new feature yields only keys the previous router knows ({@code
+ * UpgradeFromPreviousReleaseTest} checks that against the previous router's key list). A new key
+ * whose absence would be unsafe is also listed under {@code mustUnderstand}, so a router that does
+ * not know it refuses the document instead of running without it.
  */
 public final class DesiredRouterConfig {
 
@@ -71,12 +79,8 @@ public final class DesiredRouterConfig {
     Map<String, Object> policy = new LinkedHashMap<>();
     policy.put("name", r.policy().value());
     policy.put("overlapWeight", r.overlapWeight());
-    if (r.prefillOverlapWeight() != null) {
-      policy.put("prefillOverlapWeight", r.prefillOverlapWeight());
-    }
-    if (r.decodeOverlapWeight() != null) {
-      policy.put("decodeOverlapWeight", r.decodeOverlapWeight());
-    }
+    putIfSet(policy, "prefillOverlapWeight", r.prefillOverlapWeight(), null);
+    putIfSet(policy, "decodeOverlapWeight", r.decodeOverlapWeight(), null);
     doc.put("policy", policy);
 
     Map<String, Object> nats = new LinkedHashMap<>();
@@ -98,10 +102,8 @@ public final class DesiredRouterConfig {
       pool.put("service", Names.pool(in.name(), p.name()));
       pool.put("port", Defaults.ENGINE_PORT);
       pool.put("zmqPort", Defaults.ZMQ_PORT);
-      if (p.dataParallelSize() > 1) {
-        // Omitted at the router's default 1; the router then expects one rank per port + r.
-        pool.put("dpSize", p.dataParallelSize());
-      }
+      // Omitted at the router's default 1; the router then expects one rank per port + r.
+      putIfSet(pool, "dpSize", p.dataParallelSize(), 1);
       pools.add(pool);
     }
     Map<String, Object> discovery = new LinkedHashMap<>();
@@ -119,5 +121,17 @@ public final class DesiredRouterConfig {
     listen.put("port", Defaults.ROUTER_PORT);
     doc.put("listen", listen);
     return doc;
+  }
+
+  /**
+   * Writes {@code key} only when {@code value} is set and not the router's default: the rule for
+   * every key added after a release, so that a spec not using the feature renders a document the
+   * previous router accepts.
+   */
+  static void putIfSet(
+      Map<String, Object> section, String key, Object value, Object routerDefault) {
+    if (value != null && !value.equals(routerDefault)) {
+      section.put(key, value);
+    }
   }
 }

@@ -8,6 +8,7 @@ import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.testing.Fixtures;
+import io.infera.operator.testing.RouterKeys;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,44 +45,12 @@ class RouterConfigContractTest {
 
   @Test
   void onlyKeysTheRoutersConfigLoaderAcceptsAreWritten() {
-    // The router's ConfigLoader allows exactly these keys per section (router/.../ConfigLoader).
-    Map<String, Set<String>> allowed =
-        Map.of(
-            "",
-            Set.of(
-                "apiVersion",
-                "kind",
-                "model",
-                "loraAdapters",
-                "pageSize",
-                "tokenizer",
-                "policy",
-                "events",
-                "discovery",
-                "limits",
-                "listen"),
-            "tokenizer",
-            Set.of("path", "hub", "mode", "prefixReuse"),
-            "policy",
-            Set.of("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight"),
-            "events",
-            Set.of("transport", "nats", "inprocBus"),
-            "discovery",
-            Set.of("backend", "namespace", "pools", "workers", "healthIntervalMs"),
-            "limits",
-            Set.of(
-                "maxBodyBytes",
-                "retries",
-                "connectTimeoutMs",
-                "firstByteTimeoutMs",
-                "shutdownTimeoutMs",
-                "breakerFailures",
-                "breakerCooldownMs",
-                "breakerMaxCooldownMs"),
-            "listen",
-            Set.of("host", "port"));
-    Set<String> poolKeys =
-        Set.of("name", "role", "engine", "service", "port", "zmqPort", "zmqReplayPort", "dpSize");
+    // The router's keys, from its reference document (RouterConfigReferenceTest in the router
+    // proves that names every key its ConfigLoader reads).
+    Set<String> accepted =
+        RouterKeys.accepted(
+            Fixtures.read(Fixtures.repoRoot().resolve("config/router/reference.yaml")));
+    assertThat(accepted).contains("discovery.pools[].dpSize", "limits.retries", "tokenizer.hub");
     for (InferaDeployment idep :
         List.of(
             Fixtures.idep(Engine.VLLM, PoolRole.MIXED),
@@ -90,17 +59,11 @@ class RouterConfigContractTest {
       idep.getSpec().getRouter().setPrefillOverlapWeight(3.0);
       idep.getSpec().getRouter().getTokenizer().setHub("Qwen/Qwen3-0.6B");
       Map<String, Object> doc = DesiredRouterConfig.document(Fixtures.fleet(idep).inputs());
-      assertThat(allowed.get("")).containsAll(doc.keySet());
-      for (var e : doc.entrySet()) {
-        if (e.getValue() instanceof Map<?, ?> section) {
-          assertThat(allowed.get(e.getKey())).as(e.getKey()).containsAll(keys(section));
-        }
-      }
+      assertThat(accepted).containsAll(RouterKeys.used(doc));
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> pools =
           (List<Map<String, Object>>) ((Map<String, Object>) doc.get("discovery")).get("pools");
       for (Map<String, Object> p : pools) {
-        assertThat(poolKeys).containsAll(p.keySet());
         assertThat(p.get("engine")).isIn("vllm", "sglang");
       }
       @SuppressWarnings("unchecked")
@@ -110,7 +73,11 @@ class RouterConfigContractTest {
     }
   }
 
-  private static Set<String> keys(Map<?, ?> m) {
-    return m.keySet().stream().map(String::valueOf).collect(java.util.stream.Collectors.toSet());
+  @Test
+  void theKeyExtractionSeesListItemsAndCommentedOutKeys() {
+    // Guards RouterKeys: a key of a list item, a commented-out optional key, and prose comments.
+    Set<String> keys =
+        RouterKeys.accepted("a:\n  # b: 1      # optional\n  c: [{d: 1}]\n  # prose, not a key\n");
+    assertThat(keys).containsExactly("a", "a.b", "a.c", "a.c[].d");
   }
 }

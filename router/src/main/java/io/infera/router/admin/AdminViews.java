@@ -139,6 +139,10 @@ public final class AdminViews {
     out.put("overlap_weight", c.policy().overlapWeight());
     out.put("discovery", rt.discovery().name());
     out.put("events_transport", rt.transport().name());
+    Map<String, Object> ignored = new LinkedHashMap<>();
+    ignored.put("ignored_keys", rt.ignoredKeys().paths());
+    ignored.put("ignored_key_count", rt.ignoredKeys().total());
+    out.put("config", ignored);
     List<Object> workers = new ArrayList<>();
     for (Fleet.Member m : rt.fleet().members()) {
       workers.add(worker(rt, m, stats));

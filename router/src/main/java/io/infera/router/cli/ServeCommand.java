@@ -2,7 +2,7 @@ package io.infera.router.cli;
 
 import io.infera.router.config.ConfigException;
 import io.infera.router.config.ConfigLoader;
-import io.infera.router.config.RouterConfig;
+import io.infera.router.config.Strictness;
 import io.infera.router.http.RouterServer;
 import io.infera.router.runtime.DefaultParts;
 import io.infera.router.runtime.RouterRuntime;
@@ -89,6 +89,13 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--port", paramLabel = "PORT", description = "HTTP port (default 8000).")
   String port;
 
+  @Option(
+      names = "--strict-config",
+      description =
+          "Refuse a RouterConfig key this router does not know instead of ignoring it with a"
+              + " warning (docs/contracts.md, \"Version skew\"). Env: INFERA_STRICT_CONFIG=true.")
+  boolean strictConfig;
+
   @Override
   public Integer call() {
     Map<String, String> flags = new LinkedHashMap<>();
@@ -107,9 +114,13 @@ public final class ServeCommand implements Callable<Integer> {
     if (file == null && System.getenv("INFERA_CONFIG") != null) {
       file = Path.of(System.getenv("INFERA_CONFIG"));
     }
-    RouterConfig cfg;
+    Strictness strictness =
+        strictConfig || "true".equalsIgnoreCase(System.getenv("INFERA_STRICT_CONFIG"))
+            ? Strictness.STRICT
+            : Strictness.LENIENT;
+    ConfigLoader.Loaded loaded;
     try {
-      cfg = ConfigLoader.load(file, System.getenv(), flags);
+      loaded = ConfigLoader.read(file, System.getenv(), flags, strictness);
     } catch (ConfigException e) {
       spec.commandLine()
           .getErr()
@@ -119,7 +130,7 @@ public final class ServeCommand implements Callable<Integer> {
     RouterRuntime rt = null;
     RouterServer server = null;
     try {
-      rt = RouterRuntime.start(cfg, new DefaultParts());
+      rt = RouterRuntime.start(loaded.config(), new DefaultParts(), loaded.ignored());
       server = RouterServer.standalone(rt);
       server.startAndWait(java.time.Duration.ofSeconds(30));
     } catch (Exception e) {

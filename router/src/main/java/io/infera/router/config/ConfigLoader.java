@@ -17,7 +17,6 @@ import java.util.Map;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.error.YAMLException;
 
 /**
  * Builds a {@link RouterConfig} from a RouterConfig YAML file, environment variables and flags —
@@ -44,14 +43,28 @@ public final class ConfigLoader {
     return "INFERA_" + flag.substring(2).replace('-', '_').toUpperCase(Locale.ROOT);
   }
 
+  /** Most {@code mustUnderstand} entries a document may list. */
+  public static final int MAX_MUST_UNDERSTAND = 64;
+
+  /** A loaded config and the keys the loader ignored (always none when strict). */
+  public record Loaded(RouterConfig config, IgnoredKeys ignored) {}
+
   private ConfigLoader() {}
+
+  /** {@link #read} with {@link Strictness#STRICT}: an unknown key is an error. */
+  public static RouterConfig load(Path file, Map<String, String> env, Map<String, String> flags)
+      throws ConfigException {
+    return read(file, env, flags, Strictness.STRICT).config();
+  }
 
   /**
    * @param file the RouterConfig YAML, or null for defaults only
    * @param env the environment (only the variables of {@link #FLAG_KEYS} are read)
    * @param flags flag name → value, for the flags given on the command line
+   * @param strictness what an unknown key in the file is (docs/contracts.md, "Version skew")
    */
-  public static RouterConfig load(Path file, Map<String, String> env, Map<String, String> flags)
+  public static Loaded read(
+      Path file, Map<String, String> env, Map<String, String> flags, Strictness strictness)
       throws ConfigException {
     Map<String, Object> tree = file == null ? new LinkedHashMap<>() : readYaml(file);
     for (Map.Entry<String, String> f : FLAG_KEYS.entrySet()) {
@@ -69,12 +82,17 @@ public final class ConfigLoader {
         put(tree, key, f.getValue());
       }
     }
-    return parse(tree);
+    return parse(tree, strictness);
   }
 
-  /** Parses a YAML document (for tests and the operator's golden files). */
+  /** Parses a YAML document strictly (for tests and the operator's golden files). */
   public static RouterConfig parse(String yaml) throws ConfigException {
-    return parse(yamlTree(yaml, "config"));
+    return parse(yaml, Strictness.STRICT).config();
+  }
+
+  /** Parses a YAML document; {@code strictness} decides what an unknown key is. */
+  public static Loaded parse(String yaml, Strictness strictness) throws ConfigException {
+    return parse(yamlTree(yaml, "config"), strictness);
   }
 
   private static Map<String, Object> readYaml(Path file) throws ConfigException {
@@ -93,19 +111,22 @@ public final class ConfigLoader {
     opts.setAllowDuplicateKeys(false);
     opts.setMaxAliasesForCollections(20);
     opts.setCodePointLimit(4 * 1024 * 1024);
+    Object v;
     try {
-      Object v = new Yaml(new SafeConstructor(opts)).load(text);
-      if (v == null) {
-        return new LinkedHashMap<>();
-      }
-      if (!(v instanceof Map)) {
-        throw new ConfigException(where + ": a RouterConfig must be a YAML mapping");
-      }
-      return stringKeys((Map<Object, Object>) v, "");
-    } catch (YAMLException e) {
+      v = new Yaml(new SafeConstructor(opts)).load(text);
+    } catch (RuntimeException e) {
+      // Not only YAMLException: an explicit tag on the wrong node (!!binary with bad base64,
+      // !!float x, !!set [a]) fails with IllegalArgumentException or ClassCastException.
       String msg = e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' ');
       throw new ConfigException(where + ": invalid YAML: " + msg);
     }
+    if (v == null) {
+      return new LinkedHashMap<>();
+    }
+    if (!(v instanceof Map)) {
+      throw new ConfigException(where + ": a RouterConfig must be a YAML mapping");
+    }
+    return stringKeys((Map<Object, Object>) v, "");
   }
 
   /** Checks that every mapping key (recursively) is a string. */
@@ -157,11 +178,15 @@ public final class ConfigLoader {
 
   // ------------------------------------------------------------------ typed parsing
 
-  private static RouterConfig parse(Map<String, Object> root) throws ConfigException {
-    ConfigNode n = new ConfigNode("", root);
+  private static Loaded parse(Map<String, Object> root, Strictness strictness)
+      throws ConfigException {
+    ConfigNode.Unknown unknown =
+        new ConfigNode.Unknown(strictness, mustUnderstand(new ConfigNode("", root, null)));
+    ConfigNode n = new ConfigNode("", root, unknown);
     n.only(
         "apiVersion",
         "kind",
+        "mustUnderstand",
         "model",
         "loraAdapters",
         "pageSize",
@@ -313,7 +338,34 @@ public final class ConfigLoader {
         new RouterConfig.Listen(
             listen.string("host", "0.0.0.0"), (int) listen.integer("port", 8000, 0, 65535));
 
-    return new RouterConfig(
-        model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg);
+    return new Loaded(
+        new RouterConfig(
+            model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg),
+        unknown.result());
+  }
+
+  /**
+   * The keys a writer says must not be ignored, e.g. {@code discovery.pools[].tls}: a router that
+   * does not know one refuses the document instead of running without the feature.
+   */
+  private static java.util.Set<String> mustUnderstand(ConfigNode root) throws ConfigException {
+    List<String> entries = root.stringList("mustUnderstand");
+    if (entries.size() > MAX_MUST_UNDERSTAND) {
+      throw new ConfigException(
+          "mustUnderstand: " + entries.size() + " entries, at most " + MAX_MUST_UNDERSTAND);
+    }
+    java.util.Set<String> out = new java.util.HashSet<>();
+    for (String e : entries) {
+      if (e.isBlank()
+          || e.length() > ConfigNode.MAX_KEY_PATH
+          || !e.matches("[A-Za-z0-9_-]+(\\[\\d*])?(\\.[A-Za-z0-9_-]+(\\[\\d*])?)*")) {
+        throw new ConfigException(
+            "mustUnderstand: '"
+                + IgnoredKeys.printable(e)
+                + "' is not a key path (such as discovery.pools[].port)");
+      }
+      out.add(ConfigNode.generic(e));
+    }
+    return out;
   }
 }

@@ -1,6 +1,7 @@
 package io.infera.router.config;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,32 +15,109 @@ import java.util.Set;
 final class ConfigNode {
   final String path;
   final Map<String, Object> map;
+  private final Unknown unknown;
 
-  ConfigNode(String path, Map<String, Object> map) {
+  ConfigNode(String path, Map<String, Object> map, Unknown unknown) {
     this.path = path;
     this.map = map;
+    this.unknown = unknown;
   }
 
+  /**
+   * Declares the keys this mapping may hold; any other is refused (strict) or recorded and left
+   * alone (lenient), its contents never read.
+   */
   void only(String... keys) throws ConfigException {
     Set<String> allowed = Set.of(keys);
     for (String k : map.keySet()) {
       if (!allowed.contains(k)) {
-        throw new ConfigException(
-            path + k + ": unknown key (expected one of " + String.join(", ", keys) + ")");
+        unknown.found(path, k, keys);
       }
     }
+  }
+
+  /** The unknown keys of one document, shared by all its nodes. */
+  static final class Unknown {
+    private final Strictness strictness;
+    private final Set<String> mustUnderstand;
+    private final Set<String> aboveMustUnderstand = new HashSet<>();
+    private final List<String> listed = new ArrayList<>();
+    private int total;
+
+    /**
+     * @param mustUnderstand the document's {@code mustUnderstand} entries, {@link #generic} form
+     */
+    Unknown(Strictness strictness, Set<String> mustUnderstand) {
+      this.strictness = strictness;
+      this.mustUnderstand = Set.copyOf(mustUnderstand);
+      for (String m : mustUnderstand) {
+        aboveMustUnderstand.addAll(ancestors(m));
+      }
+    }
+
+    void found(String path, String key, String... expected) throws ConfigException {
+      String full = path + key;
+      if (strictness == Strictness.STRICT) {
+        throw new ConfigException(
+            IgnoredKeys.printable(full)
+                + ": unknown key (expected one of "
+                + String.join(", ", expected)
+                + ")");
+      }
+      String generic = generic(full);
+      // The key itself, a section holding a listed key, or a key inside a listed section.
+      boolean listedHere =
+          mustUnderstand.contains(generic)
+              || aboveMustUnderstand.contains(generic)
+              || ancestors(generic).stream().anyMatch(mustUnderstand::contains);
+      if (listedHere) {
+        throw new ConfigException(
+            IgnoredKeys.printable(full)
+                + ": unknown key that mustUnderstand lists (a newer writer needs a feature"
+                + " this router does not have; upgrade the router)");
+      }
+      total++;
+      if (listed.size() < IgnoredKeys.MAX_LISTED) {
+        listed.add(IgnoredKeys.printable(full));
+      }
+    }
+
+    IgnoredKeys result() {
+      return new IgnoredKeys(listed, total);
+    }
+  }
+
+  /**
+   * {@code a.b[].c} → {@code a}, {@code a.b[]}; only those up to {@link #MAX_KEY_PATH} characters
+   * (no {@code mustUnderstand} entry is longer, and a hostile key of a million dots must not cost a
+   * million substrings).
+   */
+  static List<String> ancestors(String path) {
+    List<String> out = new ArrayList<>();
+    for (int i = path.indexOf('.'); i > 0 && i <= MAX_KEY_PATH; i = path.indexOf('.', i + 1)) {
+      out.add(path.substring(0, i));
+    }
+    return out;
+  }
+
+  /** Longest {@code mustUnderstand} entry. */
+  static final int MAX_KEY_PATH = 256;
+
+  /** {@code discovery.pools[3].port} and {@code discovery.pools[].port} → the latter. */
+  static String generic(String path) {
+    return path.replaceAll("\\[\\d*]", "[]");
   }
 
   @SuppressWarnings("unchecked")
   ConfigNode child(String key) throws ConfigException {
     Object v = map.get(key);
     if (v == null) {
-      return new ConfigNode(path + key + ".", new LinkedHashMap<>());
+      return new ConfigNode(path + key + ".", new LinkedHashMap<>(), unknown);
     }
     if (!(v instanceof Map)) {
       throw new ConfigException(path + key + ": expected a mapping, got " + describe(v));
     }
-    return new ConfigNode(path + key + ".", (Map<String, Object>) v);
+    return new ConfigNode(path + key + ".", (Map<String, Object>) v, unknown);
   }
 
   @SuppressWarnings("unchecked")
@@ -56,7 +134,7 @@ final class ConfigNode {
       if (!(l.get(i) instanceof Map)) {
         throw new ConfigException(path + key + "[" + i + "]: expected a mapping");
       }
-      out.add(new ConfigNode(path + key + "[" + i + "].", (Map<String, Object>) l.get(i)));
+      out.add(new ConfigNode(path + key + "[" + i + "].", (Map<String, Object>) l.get(i), unknown));
     }
     return out;
   }

@@ -1,5 +1,6 @@
 package io.infera.router.runtime;
 
+import io.infera.router.config.IgnoredKeys;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.HealthChecker;
@@ -17,6 +18,7 @@ import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutingMetrics;
 import io.infera.router.tokenize.PromptTokenizer;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.security.SecureRandom;
@@ -54,6 +56,7 @@ public final class RouterRuntime implements AutoCloseable {
   }
 
   private final RouterConfig config;
+  private final IgnoredKeys ignoredKeys;
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final RoutingMetrics routingMetrics = new RoutingMetrics();
@@ -75,8 +78,24 @@ public final class RouterRuntime implements AutoCloseable {
   private volatile boolean shuttingDown;
   private volatile boolean eventsWarm;
 
-  private RouterRuntime(RouterConfig config, Parts parts) throws Exception {
+  private RouterRuntime(RouterConfig config, Parts parts, IgnoredKeys ignoredKeys)
+      throws Exception {
     this.config = config;
+    this.ignoredKeys = ignoredKeys;
+    // Once per key, at start: a newer operator wrote keys this router predates (docs/contracts.md,
+    // "Version skew"); the router runs without them.
+    for (String key : ignoredKeys.paths()) {
+      log.warn("config key ignored key={} reason=unknown to this router version", key);
+    }
+    if (ignoredKeys.total() > ignoredKeys.paths().size()) {
+      log.warn(
+          "config keys ignored count={} listed={} (the rest not logged)",
+          ignoredKeys.total(),
+          ignoredKeys.paths().size());
+    }
+    Gauge.builder("infera_config_ignored_keys", ignoredKeys, IgnoredKeys::total)
+        .description("RouterConfig keys this router does not know and ignored at start")
+        .register(registry);
     this.tokenizer = parts.tokenizer(config);
     this.ownsTokenizer = parts.ownsTokenizer();
     this.index = new PrefixIndex(config.pageSize());
@@ -129,7 +148,13 @@ public final class RouterRuntime implements AutoCloseable {
 
   /** Starts the core: loads the tokenizer, starts the writer, transport and discovery. */
   public static RouterRuntime start(RouterConfig config, Parts parts) throws Exception {
-    return new RouterRuntime(config, parts);
+    return new RouterRuntime(config, parts, IgnoredKeys.NONE);
+  }
+
+  /** {@link #start(RouterConfig, Parts)} for a config whose loader ignored {@code ignoredKeys}. */
+  public static RouterRuntime start(RouterConfig config, Parts parts, IgnoredKeys ignoredKeys)
+      throws Exception {
+    return new RouterRuntime(config, parts, ignoredKeys);
   }
 
   private synchronized void onWorkers(List<WorkerInfo> snapshot) {
@@ -190,6 +215,11 @@ public final class RouterRuntime implements AutoCloseable {
 
   public RouterConfig config() {
     return config;
+  }
+
+  /** The RouterConfig keys the loader ignored (none when it was strict). */
+  public IgnoredKeys ignoredKeys() {
+    return ignoredKeys;
   }
 
   /** The registry every component's meters are bound to. */

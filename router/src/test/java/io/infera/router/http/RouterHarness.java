@@ -1,7 +1,9 @@
 package io.infera.router.http;
 
 import io.infera.router.config.ConfigLoader;
+import io.infera.router.config.IgnoredKeys;
 import io.infera.router.config.RouterConfig;
+import io.infera.router.config.Strictness;
 import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.StaticDiscovery;
 import io.infera.router.events.EventTransport;
@@ -33,10 +35,12 @@ public final class RouterHarness implements AutoCloseable {
           .version(HttpClient.Version.HTTP_1_1)
           .build();
 
-  private RouterHarness(Vertx vertx, RouterConfig cfg, RouterRuntime.Parts parts) throws Exception {
+  private RouterHarness(
+      Vertx vertx, RouterConfig cfg, RouterRuntime.Parts parts, IgnoredKeys ignored)
+      throws Exception {
     this.vertx = vertx;
     this.bus = InprocBus.named(cfg.events().inprocBus());
-    this.runtime = RouterRuntime.start(cfg, parts);
+    this.runtime = RouterRuntime.start(cfg, parts, ignored);
     this.server = new RouterServer(vertx, runtime);
     this.port = server.start().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
@@ -62,12 +66,19 @@ public final class RouterHarness implements AutoCloseable {
   public static RouterHarness start(Vertx vertx, List<StubEngine> engines, String extraYaml)
       throws Exception {
     RouterConfig cfg = ConfigLoader.parse(yaml(engines, extraYaml));
-    return new RouterHarness(vertx, cfg, testParts());
+    return new RouterHarness(vertx, cfg, testParts(), IgnoredKeys.NONE);
+  }
+
+  /** As {@code infera-router serve} loads a file: keys it does not know are ignored. */
+  public static RouterHarness startLenient(Vertx vertx, List<StubEngine> engines, String extraYaml)
+      throws Exception {
+    ConfigLoader.Loaded l = ConfigLoader.parse(yaml(engines, extraYaml), Strictness.LENIENT);
+    return new RouterHarness(vertx, l.config(), testParts(), l.ignored());
   }
 
   public static RouterHarness start(Vertx vertx, RouterConfig cfg, RouterRuntime.Parts parts)
       throws Exception {
-    return new RouterHarness(vertx, cfg, parts);
+    return new RouterHarness(vertx, cfg, parts, IgnoredKeys.NONE);
   }
 
   /** Static discovery, inproc events, the shared Qwen3 tokenizer. */

@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,12 @@ public final class InferaOperatorRuntime implements AutoCloseable {
                   .withConcurrentReconciliationThreads(settings.reconcileThreads())
                   // The one switch: children (create/update/match) and the status patch.
                   .withSSABasedCreateUpdateMatchForDependentResources(settings.serverSideApply())
-                  .withUseSSAToPatchPrimaryResource(settings.serverSideApply());
+                  .withUseSSAToPatchPrimaryResource(settings.serverSideApply())
+                  // JOSDK leaves ConfigMaps (and Secrets) out of server-side apply by default:
+                  // they would be created and replaced under fabric8's field manager, with a
+                  // javaoperatorsdk.io/previous annotation, while every other child is applied.
+                  // All children go through the same apply under our field manager.
+                  .withDefaultNonSSAResource(Set.of());
               settings
                   .leaderElection()
                   .ifPresent(

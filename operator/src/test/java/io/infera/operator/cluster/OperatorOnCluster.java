@@ -125,6 +125,25 @@ final class OperatorOnCluster {
       String routerStatusUrl,
       Optional<OperatorSettings.LeaderElection> election,
       MeterRegistry registry) {
+    return start(
+        cp,
+        namespaces,
+        resync,
+        routerStatusUrl,
+        election,
+        registry,
+        () -> PROBLEMS.add("lost the Lease while running"));
+  }
+
+  /** {@link #start} with what to do instead of exiting when the Lease is lost while running. */
+  static InferaOperatorRuntime start(
+      KubeControlPlane cp,
+      Set<String> namespaces,
+      Duration resync,
+      String routerStatusUrl,
+      Optional<OperatorSettings.LeaderElection> election,
+      MeterRegistry registry,
+      Runnable onLostLeadership) {
     OperatorSettings settings =
         OperatorSettings.defaults()
             .withNamespaces(namespaces)
@@ -134,7 +153,7 @@ final class OperatorOnCluster {
             .withReconcileThreads(4);
     assertThat(settings.serverSideApply()).as("production default").isTrue();
     KubernetesClient client = cp.asServiceAccount(SYSTEM_NAMESPACE, SERVICE_ACCOUNT);
-    return InferaOperatorRuntime.start(client, settings, registry, true);
+    return InferaOperatorRuntime.start(client, settings, registry, true, onLostLeadership);
   }
 
   /** Reconciliations JOSDK started so far (its Micrometer counters, summed). */

@@ -17,6 +17,7 @@ import io.infera.operator.desired.DesiredFleet;
 import io.infera.operator.reconciler.InferaDeploymentReconciler;
 import io.infera.operator.runtime.InferaOperatorRuntime;
 import io.infera.operator.testing.FakeRouters;
+import io.infera.operator.testing.Fixtures;
 import io.infera.operator.testing.KubeControlPlane;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -99,7 +100,7 @@ class ReconcileIT {
   }
 
   @Test
-  @Order(1)
+  @Order(0)
   void everySampleGetsItsChildrenFromServerSideApply() {
     for (var e : NAMESPACES.entrySet()) {
       if (e.getKey().equals("gc")) {
@@ -160,6 +161,33 @@ class ReconcileIT {
             "writes of the operator over three resyncs in a steady state; the matcher's diffs:\n"
                 + String.join("\n", OperatorOnCluster.drainDiffs()))
         .isEmpty();
+  }
+
+  @Test
+  @Order(1)
+  void kubectlGetShowsTheTableTheDocsShow() {
+    String ns = NAMESPACES.get("sim.yaml");
+    awaitStatus(ns, s -> s.getObservedGeneration() != null && s.getObservedGeneration() == 1L);
+    String real = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep");
+    String wide = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep", "-o", "wide");
+    System.err.println("kubectl get idep (sim sample, no kubelet):\n" + real);
+    assertThat(withoutAge(wide)).as("no column has priority > 0").isEqualTo(withoutAge(real));
+    String docs = Fixtures.read(Fixtures.repoRoot().resolve("docs/operations.md"));
+    String marker = "**`kubectl get idep`**";
+    int at = docs.indexOf(marker);
+    assertThat(at).as("docs/operations.md shows the table").isNotNegative();
+    int open = docs.indexOf("```\n", at) + 4;
+    String documented = docs.substring(open, docs.indexOf("```", open));
+    assertThat(withoutAge(documented))
+        .as("docs/operations.md's table is what kubectl prints for the sim sample:\n" + real)
+        .isEqualTo(withoutAge(real));
+  }
+
+  /** Every line without its last column (AGE, which changes by the second). */
+  private static List<String> withoutAge(String table) {
+    List<String> lines = table.strip().lines().toList();
+    assertThat(lines.get(0)).endsWith("AGE");
+    return lines.stream().map(l -> l.replaceFirst("\\s*\\S+\\s*$", "")).toList();
   }
 
   @Test

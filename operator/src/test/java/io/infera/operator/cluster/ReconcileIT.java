@@ -168,6 +168,23 @@ class ReconcileIT {
   void kubectlGetShowsTheTableTheDocsShow() {
     String ns = NAMESPACES.get("sim.yaml");
     awaitStatus(ns, s -> s.getObservedGeneration() != null && s.getObservedGeneration() == 1L);
+    String conditions =
+        OperatorOnCluster.kubectl(
+            cp,
+            "-n",
+            ns,
+            "get",
+            "idep",
+            "sim",
+            "-o",
+            "jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}{\"\\n\"}{end}");
+    // What the docs say a fleet without a ready pod shows (there is no kubelet here).
+    assertThat(conditions.strip().lines())
+        .containsExactly(
+            "Ready=False/" + Conditions.REASON_WAITING,
+            "Progressing=True/" + Conditions.REASON_ROLLING_OUT,
+            "Degraded=False/" + Conditions.REASON_AS_EXPECTED,
+            "EventsFlowing=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE);
     String real = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep");
     String wide = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep", "-o", "wide");
     System.err.println("kubectl get idep (sim sample, no kubelet):\n" + real);

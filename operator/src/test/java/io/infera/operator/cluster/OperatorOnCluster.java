@@ -265,6 +265,7 @@ final class OperatorOnCluster {
       boolean established =
           crd != null
               && crd.getStatus() != null
+              && crd.getStatus().getConditions() != null
               && crd.getStatus().getConditions().stream()
                   .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True"));
       if (established) {

@@ -152,6 +152,9 @@ class ReconcileIT {
     double before = OperatorOnCluster.reconciliations(METRICS);
     OperatorOnCluster.drainDiffs();
     Instant from = Instant.now();
+    // A user touches the resource (metadata only: the generation stays, nothing to do).
+    OperatorOnCluster.kubectl(
+        cp, "-n", NAMESPACES.get("sim.yaml"), "annotate", "idep", "sim", "example.com/touched=1");
     Thread.sleep(RESYNC.multipliedBy(3).toMillis());
     assertThat(OperatorOnCluster.reconciliations(METRICS))
         .as("every sample reconciled again, at least twice")

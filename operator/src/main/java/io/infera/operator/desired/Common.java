@@ -95,9 +95,28 @@ final class Common {
         .withName("POD_NAME")
         .withNewValueFrom()
         .withNewFieldRef()
+        .withApiVersion(FIELD_REF_API_VERSION)
         .withFieldPath("metadata.name")
         .endFieldRef()
         .endValueFrom()
         .build();
+  }
+
+  /**
+   * What the API server writes into a {@code fieldRef} without an {@code apiVersion}. The field
+   * selector is atomic for server-side apply: applied without it, the stored object always differs
+   * from the desired one and every reconcile would apply the workload again.
+   */
+  static final String FIELD_REF_API_VERSION = "v1";
+
+  /** {@code e} as the API server stores it: a {@code fieldRef} gets its default apiVersion. */
+  static EnvVar serverDefaults(EnvVar e) {
+    EnvVar copy = new EnvVarBuilder(e).build();
+    if (copy.getValueFrom() != null
+        && copy.getValueFrom().getFieldRef() != null
+        && copy.getValueFrom().getFieldRef().getApiVersion() == null) {
+      copy.getValueFrom().getFieldRef().setApiVersion(FIELD_REF_API_VERSION);
+    }
+    return copy;
   }
 }

@@ -171,6 +171,7 @@ public final class DesiredPool {
               .withName(VLLM_NIXL_SIDE_CHANNEL_HOST)
               .withNewValueFrom()
               .withNewFieldRef()
+              .withApiVersion(Common.FIELD_REF_API_VERSION)
               .withFieldPath("status.podIP")
               .endFieldRef()
               .endValueFrom()
@@ -179,7 +180,7 @@ public final class DesiredPool {
     for (EnvVar e : pool.env()) {
       // An equal PYTHONHASHSEED is not repeated; a different one was refused by validation.
       if (!e.getName().equals(PYTHONHASHSEED)) {
-        env.add(new EnvVarBuilder(e).build());
+        env.add(Common.serverDefaults(e));
       }
     }
     boolean slowStart = in.engine().loadsModelWeights();

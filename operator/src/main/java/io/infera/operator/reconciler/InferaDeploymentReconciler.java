@@ -78,8 +78,15 @@ import java.util.Optional;
       @Dependent(
           name = "router-serviceaccount",
           type = RouterDependents.ServiceAccountDependent.class),
-      @Dependent(name = "router-role", type = RouterDependents.RoleDependent.class),
-      @Dependent(name = "router-rolebinding", type = RouterDependents.RoleBindingDependent.class),
+      @Dependent(
+          name = InferaDeploymentReconciler.ROUTER_ROLE,
+          type = RouterDependents.RoleDependent.class),
+      @Dependent(
+          name = "router-rolebinding",
+          type = RouterDependents.RoleBindingDependent.class,
+          // The API server checks a binding against the rules of the Role it refers to (the
+          // operator holds no bind verb): applied before its Role exists, it is refused.
+          dependsOn = InferaDeploymentReconciler.ROUTER_ROLE),
       @Dependent(
           name = "router-deployment",
           type = RouterDependents.DeploymentDependent.class,
@@ -109,6 +116,7 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
   static final String NATS_STATEFULSET = "nats-statefulset";
   static final String NATS_SERVICE = "nats-service";
   static final String ROUTER_CONFIGMAP = "router-configmap";
+  static final String ROUTER_ROLE = "router-role";
 
   private final RouterStatusClient routers;
   private final EventRecorder events;

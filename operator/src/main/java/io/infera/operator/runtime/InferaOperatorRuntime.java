@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,13 +33,21 @@ public final class InferaOperatorRuntime implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean closing;
 
+  private final Runnable onLostLeadership;
+
   private InferaOperatorRuntime(
       KubernetesClient client,
       OperatorSettings settings,
       MeterRegistry registry,
-      boolean ownsClient) {
+      boolean ownsClient,
+      Runnable onLostLeadership) {
     this.settings = Objects.requireNonNull(settings, "settings");
-    String identity = identity();
+    this.onLostLeadership = Objects.requireNonNull(onLostLeadership, "onLostLeadership");
+    String identity =
+        settings
+            .leaderElection()
+            .map(OperatorSettings.LeaderElection::identity)
+            .orElseGet(InferaOperatorRuntime::identity);
     RouterStatusClient routers =
         new RouterStatusClient(settings.routerStatusUrl(), settings.routerStatusTimeout());
     this.operator =
@@ -50,7 +59,12 @@ public final class InferaOperatorRuntime implements AutoCloseable {
                   .withConcurrentReconciliationThreads(settings.reconcileThreads())
                   // The one switch: children (create/update/match) and the status patch.
                   .withSSABasedCreateUpdateMatchForDependentResources(settings.serverSideApply())
-                  .withUseSSAToPatchPrimaryResource(settings.serverSideApply());
+                  .withUseSSAToPatchPrimaryResource(settings.serverSideApply())
+                  // JOSDK leaves ConfigMaps (and Secrets) out of server-side apply by default:
+                  // they would be created and replaced under fabric8's field manager, with a
+                  // javaoperatorsdk.io/previous annotation, while every other child is applied.
+                  // All children go through the same apply under our field manager.
+                  .withDefaultNonSSAResource(Set.of());
               settings
                   .leaderElection()
                   .ifPresent(
@@ -102,7 +116,23 @@ public final class InferaOperatorRuntime implements AutoCloseable {
       OperatorSettings settings,
       MeterRegistry registry,
       boolean ownsClient) {
-    InferaOperatorRuntime rt = new InferaOperatorRuntime(client, settings, registry, ownsClient);
+    return start(client, settings, registry, ownsClient, InferaOperatorRuntime::exit);
+  }
+
+  /**
+   * Builds and starts the operator; {@code onLostLeadership} runs (once, on its own thread) when
+   * this replica loses the Lease while running. {@link #start(KubernetesClient, OperatorSettings,
+   * MeterRegistry, boolean)} exits the process then; a test that runs replicas in its own JVM
+   * passes something else.
+   */
+  public static InferaOperatorRuntime start(
+      KubernetesClient client,
+      OperatorSettings settings,
+      MeterRegistry registry,
+      boolean ownsClient,
+      Runnable onLostLeadership) {
+    InferaOperatorRuntime rt =
+        new InferaOperatorRuntime(client, settings, registry, ownsClient, onLostLeadership);
     rt.operator.start();
     rt.started = true;
     if (settings.leaderElection().isEmpty()) {
@@ -152,10 +182,14 @@ public final class InferaOperatorRuntime implements AutoCloseable {
     if (closing || !wasLeading) {
       return;
     }
-    LOG.error("event=lost-leadership action=exit");
-    Thread exit = new Thread(() -> System.exit(1), "lost-leadership");
-    exit.setDaemon(true);
-    exit.start();
+    LOG.error("event=lost-leadership action=stop");
+    Thread stop = new Thread(onLostLeadership, "lost-leadership");
+    stop.setDaemon(true);
+    stop.start();
+  }
+
+  private static void exit() {
+    System.exit(1);
   }
 
   private static String identity() {

@@ -36,12 +36,23 @@ public record OperatorSettings(
   /**
    * @param leaseName the Lease object
    * @param leaseNamespace its namespace; null: the operator pod's own namespace
+   * @param identity the holder identity this replica writes into the Lease; null: the pod's name
+   *     ({@code POD_NAME}), else the host name. Replicas must differ (two operators in one JVM or
+   *     on one host need it set)
    */
-  public record LeaderElection(String leaseName, String leaseNamespace) {
+  public record LeaderElection(String leaseName, String leaseNamespace, String identity) {
     public LeaderElection {
       if (leaseName == null || leaseName.isBlank()) {
         throw new IllegalArgumentException("lease name must not be empty");
       }
+      if (identity != null && identity.isBlank()) {
+        throw new IllegalArgumentException("leader election identity must not be blank");
+      }
+    }
+
+    /** With the default identity (the pod's name). */
+    public LeaderElection(String leaseName, String leaseNamespace) {
+      this(leaseName, leaseNamespace, null);
     }
   }
 

@@ -143,6 +143,7 @@ class HelmChartIT {
         .containsExactlyInAnyOrder(
             "coordination.k8s.io/leases:create",
             "coordination.k8s.io/leases:get",
+            "coordination.k8s.io/leases:patch",
             "coordination.k8s.io/leases:update");
 
     Map<String, Object> sm = only(objects, "ServiceMonitor");

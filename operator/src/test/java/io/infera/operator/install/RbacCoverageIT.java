@@ -50,7 +50,10 @@ class RbacCoverageIT {
           // check).
           "discovery.k8s.io/endpointslices:get",
           "discovery.k8s.io/endpointslices:list",
-          "discovery.k8s.io/endpointslices:watch");
+          "discovery.k8s.io/endpointslices:watch",
+          // Checked, not called: the admission of an owner reference with blockOwnerDeletion
+          // (OwnerReferencesPermissionEnforcement; ReconcileIT runs with it).
+          "infera.io/inferadeployments/finalizers:update");
 
   @Test
   void everyCallIsGrantedAndEveryGrantIsUsed() throws Exception {

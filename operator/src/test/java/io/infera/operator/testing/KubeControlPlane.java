@@ -68,7 +68,10 @@ public final class KubeControlPlane implements AutoCloseable {
   private final List<Process> processes = new ArrayList<>();
   private final AtomicInteger namespaces = new AtomicInteger();
 
-  /** One write the audit log recorded. */
+  /**
+   * One write the audit log recorded; {@code user} is the identity the request acted as (the
+   * impersonated user when there was one).
+   */
   public record Write(
       String verb,
       String user,
@@ -173,7 +176,11 @@ public final class KubeControlPlane implements AutoCloseable {
               Write w =
                   new Write(
                       e.path("verb").asText(),
-                      e.path("user").path("username").asText(),
+                      // The effective identity: an impersonated request (the operator's
+                      // service account) is recorded under the user it acts as.
+                      e.path("impersonatedUser")
+                          .path("username")
+                          .asText(e.path("user").path("username").asText()),
                       ref.path("resource").asText(),
                       ref.path("subresource").asText(""),
                       ref.path("namespace").asText(""),
@@ -343,6 +350,9 @@ public final class KubeControlPlane implements AutoCloseable {
               "--cert-dir=" + dir.resolve("certs"),
               "--token-auth-file=" + dir.resolve("tokens.csv"),
               "--authorization-mode=RBAC",
+              // Off by default upstream, on in OpenShift and other hardened clusters: an owner
+              // reference with blockOwnerDeletion needs the update of the owner's finalizers.
+              "--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
               "--service-cluster-ip-range=10.0.0.0/24",
               "--service-account-issuer=https://kubernetes.default.svc",
               "--service-account-key-file=" + dir.resolve("sa.key"),

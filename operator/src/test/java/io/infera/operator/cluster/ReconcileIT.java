@@ -391,6 +391,11 @@ class ReconcileIT {
   }
 
   static Map<String, HasMetadata> children(String ns) {
+    return childrenOf(admin, ns);
+  }
+
+  /** The objects in {@code ns} that have an owner (the operator's children), by kind/name. */
+  static Map<String, HasMetadata> childrenOf(KubernetesClient admin, String ns) {
     Map<String, HasMetadata> out = new TreeMap<>();
     List<List<? extends HasMetadata>> all =
         List.of(

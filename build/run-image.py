@@ -28,6 +28,8 @@ import ctypes, json, os, shutil, socket, stat, subprocess, sys, tarfile, tempfil
 
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
+SIGKILL = 9
 
 
 def unpack(tar_path, out):
@@ -152,6 +154,8 @@ def container(spec_path):
     os.setgroups(spec.get("groups", []))
     os.setgid(spec["gid"])
     os.setuid(spec["uid"])  # from root to a non-root uid: the permitted capabilities go too
+    # Changing the uid cleared unshare's --kill-child; the container dies with unshare again.
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
     if spec.get("noNewPrivileges") and libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         sys.exit("run-image: prctl(PR_SET_NO_NEW_PRIVS) failed")
     sys.stdout.flush()

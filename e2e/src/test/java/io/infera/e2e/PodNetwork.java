@@ -28,6 +28,7 @@ final class PodNetwork implements AutoCloseable {
   private final String subnet;
   private final Map<String, String> addresses = new LinkedHashMap<>();
   private final List<String> namespaces = new ArrayList<>();
+  private final List<String> hostLinks = new ArrayList<>();
 
   PodNetwork() {
     removeLeftovers();
@@ -52,6 +53,7 @@ final class PodNetwork implements AutoCloseable {
     namespaces.add(ns);
     Cmd.run("ip", "netns", "add", ns);
     Cmd.run("ip", "link", "add", host, "type", "veth", "peer", "name", peer);
+    hostLinks.add(host);
     Cmd.run("ip", "link", "set", peer, "netns", ns);
     Cmd.run("ip", "link", "set", host, "master", bridge, "up");
     Cmd.run("ip", "-n", ns, "link", "set", peer, "name", "eth0");
@@ -79,6 +81,12 @@ final class PodNetwork implements AutoCloseable {
       delete(ns);
     }
     namespaces.clear();
+    // A pair goes with either end: without this, a namespace the kernel frees late (sockets in
+    // TIME_WAIT) would leave its veth on the host for a while.
+    for (String link : hostLinks) {
+      Cmd.tryRun("ip", "link", "del", link);
+    }
+    hostLinks.clear();
     Cmd.tryRun("ip", "link", "del", bridge);
   }
 

@@ -54,6 +54,13 @@ public final class DesiredPool {
     boolean gpu = pool.usesGpus();
     List<Volume> volumes = new ArrayList<>();
     shmVolume(in, pool).ifPresent(volumes::add);
+    volumes.add(
+        new VolumeBuilder()
+            .withName(RelaySidecar.TMP_VOLUME)
+            .withNewEmptyDir()
+            .withSizeLimit(new Quantity("256Mi"))
+            .endEmptyDir()
+            .build());
     if (in.engine() == Engine.SIM) {
       volumes.add(
           new VolumeBuilder()
@@ -63,13 +70,6 @@ public final class DesiredPool {
               .endEmptyDir()
               .build());
     }
-    volumes.add(
-        new VolumeBuilder()
-            .withName(RelaySidecar.TMP_VOLUME)
-            .withNewEmptyDir()
-            .withSizeLimit(new Quantity("256Mi"))
-            .endEmptyDir()
-            .build());
     return new DeploymentBuilder()
         .withMetadata(meta(in, pool))
         .withNewSpec()

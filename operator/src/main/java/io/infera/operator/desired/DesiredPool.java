@@ -40,6 +40,14 @@ public final class DesiredPool {
 
   private static final String SHM_VOLUME = "dshm";
 
+  /**
+   * The simulator's writable /tmp: its root file system is read-only, and the tokenizer unpacks its
+   * native library under {@code DJL_CACHE_DIR} before the engine can start.
+   */
+  static final String ENGINE_TMP_VOLUME = "engine-tmp";
+
+  static final String DJL_CACHE_DIR = "DJL_CACHE_DIR";
+
   private DesiredPool() {}
 
   public static Deployment deployment(RenderInputs in, PoolSettings pool) {
@@ -53,6 +61,15 @@ public final class DesiredPool {
             .withSizeLimit(new Quantity("256Mi"))
             .endEmptyDir()
             .build());
+    if (in.engine() == Engine.SIM) {
+      volumes.add(
+          new VolumeBuilder()
+              .withName(ENGINE_TMP_VOLUME)
+              .withNewEmptyDir()
+              .withSizeLimit(new Quantity("256Mi"))
+              .endEmptyDir()
+              .build());
+    }
     return new DeploymentBuilder()
         .withMetadata(meta(in, pool))
         .withNewSpec()
@@ -177,6 +194,11 @@ public final class DesiredPool {
               .endValueFrom()
               .build());
     }
+    boolean ownDjlCache = pool.env().stream().anyMatch(e -> e.getName().equals(DJL_CACHE_DIR));
+    if (in.engine() == Engine.SIM && !ownDjlCache) {
+      // Where the image puts it too; said here so that another image in the pool keeps to /tmp.
+      env.add(Common.env(DJL_CACHE_DIR, "/tmp/djl"));
+    }
     for (EnvVar e : pool.env()) {
       // An equal PYTHONHASHSEED is not repeated; a different one was refused by validation.
       if (!e.getName().equals(PYTHONHASHSEED)) {
@@ -221,8 +243,12 @@ public final class DesiredPool {
             .endResources()
             .withSecurityContext(engineSecurity(in.engine()));
     if (shmVolume(in, pool).isPresent()) {
-      b.withVolumeMounts(
+      b.addToVolumeMounts(
           new VolumeMountBuilder().withName(SHM_VOLUME).withMountPath("/dev/shm").build());
+    }
+    if (in.engine() == Engine.SIM) {
+      b.addToVolumeMounts(
+          new VolumeMountBuilder().withName(ENGINE_TMP_VOLUME).withMountPath("/tmp").build());
     }
     return b.build();
   }

@@ -139,7 +139,11 @@ public final class NatsServer implements AutoCloseable {
     }
   }
 
-  private static synchronized Path binary() throws Exception {
+  /**
+   * The {@code nats-server} binary: from the usual places or the {@code PATH}, else installed with
+   * apt-get when running as root (the e2e module's NATS pod uses it too).
+   */
+  public static synchronized Path binary() throws Exception {
     for (String dir : List.of("/usr/sbin", "/usr/bin", "/usr/local/bin")) {
       Path p = Path.of(dir, "nats-server");
       if (Files.isExecutable(p)) {

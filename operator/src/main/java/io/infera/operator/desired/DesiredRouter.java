@@ -4,19 +4,30 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.infera.operator.desired.RenderInputs.HubCache;
+import io.infera.operator.desired.RenderInputs.HubDownload;
+import io.infera.operator.desired.RenderInputs.HubFiles;
 import io.infera.operator.desired.RenderInputs.RouterSettings;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -34,6 +45,18 @@ public final class DesiredRouter {
 
   private static final String CONFIG_VOLUME = "config";
   private static final String TMP_VOLUME = "tmp";
+
+  /** The Hugging Face cache volume (a user's claim, or the emptyDir fetch-tokenizer fills). */
+  static final String HF_VOLUME = "hf";
+
+  /** Where it is mounted, and the router's {@code HF_HOME}: it looks in {@code /hf/hub}. */
+  public static final String HF_HOME = "/hf";
+
+  /** The init container that downloads a hub tokenizer (spec.router.tokenizer.download). */
+  public static final String FETCH_TOKENIZER_CONTAINER = "fetch-tokenizer";
+
+  /** Room for fetch-tokenizer's three files at its 64 MiB per-file bound. */
+  private static final String HF_DOWNLOAD_SIZE = "256Mi";
 
   private DesiredRouter() {}
 
@@ -75,6 +98,7 @@ public final class DesiredRouter {
         .withEnableServiceLinks(false)
         .withTerminationGracePeriodSeconds(Defaults.ROUTER_TERMINATION_GRACE_SECONDS)
         .withSecurityContext(Common.nonRootPod())
+        .withInitContainers(initContainers(in))
         .withContainers(container(in))
         .addNewVolume()
         .withName(CONFIG_VOLUME)
@@ -92,22 +116,121 @@ public final class DesiredRouter {
         .withSizeLimit(new Quantity("1Gi"))
         .endEmptyDir()
         .endVolume()
+        .addAllToVolumes(hfVolume(in))
         .endSpec()
         .endTemplate()
         .endSpec()
         .build();
   }
 
+  private static HubFiles hubFiles(RenderInputs in) {
+    return in.router().tokenizer().files();
+  }
+
+  /** The Hugging Face cache volume, when the tokenizer is a hub id. */
+  private static List<Volume> hfVolume(RenderInputs in) {
+    HubFiles files = hubFiles(in);
+    if (files == null) {
+      return List.of();
+    }
+    VolumeBuilder v = new VolumeBuilder().withName(HF_VOLUME);
+    if (files instanceof HubCache c) {
+      v.withNewPersistentVolumeClaim()
+          .withClaimName(c.claimName())
+          .withReadOnly(true)
+          .endPersistentVolumeClaim();
+    } else {
+      v.withNewEmptyDir().withSizeLimit(new Quantity(HF_DOWNLOAD_SIZE)).endEmptyDir();
+    }
+    return List.of(v.build());
+  }
+
+  /** {@code fetch-tokenizer} from the router image, when the tokenizer is downloaded. */
+  private static List<Container> initContainers(RenderInputs in) {
+    if (!(hubFiles(in) instanceof HubDownload d)) {
+      return List.of();
+    }
+    RouterSettings r = in.router();
+    List<EnvVar> env = new ArrayList<>();
+    env.add(Common.env("JAVA_TOOL_OPTIONS", Defaults.JAVA_TOOL_OPTIONS));
+    if (d.secretName() != null) {
+      env.add(
+          new EnvVarBuilder()
+              .withName("HF_TOKEN")
+              .withNewValueFrom()
+              .withNewSecretKeyRef()
+              .withName(d.secretName())
+              .withKey(d.secretKey())
+              .endSecretKeyRef()
+              .endValueFrom()
+              .build());
+    }
+    if (d.endpoint() != null) {
+      env.add(Common.env("HF_ENDPOINT", d.endpoint()));
+    }
+    String revision = r.tokenizer().revision() == null ? "main" : r.tokenizer().revision();
+    return List.of(
+        new ContainerBuilder()
+            .withName(FETCH_TOKENIZER_CONTAINER)
+            .withImage(r.image())
+            .withArgs(
+                "fetch-tokenizer",
+                "--model",
+                r.tokenizer().source(),
+                "--revision",
+                revision,
+                "--dir",
+                HF_HOME + "/hub")
+            .withEnv(env)
+            .withNewResources()
+            .addToRequests("cpu", copy(r.cpu()))
+            .addToRequests("memory", copy(r.memory()))
+            .addToLimits("memory", copy(r.memory()))
+            .endResources()
+            .withSecurityContext(Common.restrictedContainer())
+            .addNewVolumeMount()
+            .withName(HF_VOLUME)
+            .withMountPath(HF_HOME)
+            .endVolumeMount()
+            .addNewVolumeMount()
+            .withName(TMP_VOLUME)
+            .withMountPath("/tmp")
+            .endVolumeMount()
+            .build());
+  }
+
   private static Container container(RenderInputs in) {
     RouterSettings r = in.router();
+    HubFiles files = hubFiles(in);
+    List<EnvVar> env = new ArrayList<>();
+    env.add(Common.env("JAVA_TOOL_OPTIONS", Defaults.JAVA_TOOL_OPTIONS));
+    // The tokenizer's native library is unpacked here (the root filesystem is read-only).
+    env.add(Common.env("DJL_CACHE_DIR", "/tmp/djl"));
+    List<VolumeMount> mounts = new ArrayList<>();
+    mounts.add(
+        new VolumeMountBuilder()
+            .withName(CONFIG_VOLUME)
+            .withMountPath(Names.ROUTER_CONFIG_DIR)
+            .withReadOnly(true)
+            .build());
+    mounts.add(new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build());
+    if (files != null) {
+      // The router resolves the hub id in $HF_HOME/hub (docs/operations.md, "The router's
+      // tokenizer").
+      env.add(Common.env("HF_HOME", HF_HOME));
+      mounts.add(
+          new VolumeMountBuilder()
+              .withName(HF_VOLUME)
+              .withMountPath(HF_HOME)
+              .withSubPath(files instanceof HubCache c ? c.subPath() : null)
+              .withReadOnly(true)
+              .build());
+    }
     return new ContainerBuilder()
         .withName(Names.ROUTER_CONTAINER)
         .withImage(r.image())
         .withArgs("serve", "--config", Names.ROUTER_CONFIG_PATH)
-        .withEnv(
-            Common.env("JAVA_TOOL_OPTIONS", Defaults.JAVA_TOOL_OPTIONS),
-            // The tokenizer's native library is unpacked here (the root filesystem is read-only).
-            Common.env("DJL_CACHE_DIR", "/tmp/djl"))
+        .withEnv(env)
         .addNewPort()
         .withName(HTTP_PORT_NAME)
         .withContainerPort(Defaults.ROUTER_PORT)
@@ -123,15 +246,7 @@ public final class DesiredRouter {
         .addToLimits("memory", copy(r.memory()))
         .endResources()
         .withSecurityContext(Common.restrictedContainer())
-        .addNewVolumeMount()
-        .withName(CONFIG_VOLUME)
-        .withMountPath(Names.ROUTER_CONFIG_DIR)
-        .withReadOnly(true)
-        .endVolumeMount()
-        .addNewVolumeMount()
-        .withName(TMP_VOLUME)
-        .withMountPath("/tmp")
-        .endVolumeMount()
+        .withVolumeMounts(mounts)
         .build();
   }
 

@@ -72,6 +72,8 @@ public final class DesiredRouterConfig {
     Map<String, Object> tokenizer = new LinkedHashMap<>();
     if (r.tokenizer().mode() == TokenizerMode.LOCAL) {
       tokenizer.put(r.tokenizer().hub() ? "hub" : "path", r.tokenizer().source());
+      // Unset, the router reads refs/main and else the newest snapshot: not the same as "main".
+      putIfSet(tokenizer, "revision", r.tokenizer().revision(), null);
     }
     tokenizer.put("mode", r.tokenizer().mode().value());
     doc.put("tokenizer", tokenizer);

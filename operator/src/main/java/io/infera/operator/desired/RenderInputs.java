@@ -19,6 +19,8 @@ import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.PoolSpec;
 import io.infera.operator.api.v1alpha1.RouterPolicy;
 import io.infera.operator.api.v1alpha1.RouterSpec;
+import io.infera.operator.api.v1alpha1.SecretKeyRef;
+import io.infera.operator.api.v1alpha1.TokenizerDownload;
 import io.infera.operator.api.v1alpha1.TokenizerMode;
 import io.infera.operator.api.v1alpha1.TokenizerSpec;
 import java.util.ArrayList;
@@ -74,8 +76,31 @@ public record RenderInputs(
   /**
    * @param source a path or hub id (null with mode engine)
    * @param hub whether {@code source} is a hub id (RouterConfig key {@code hub}) or a path
+   * @param revision the hub revision the user set, or null (the router reads {@code main})
+   * @param files where a hub id's files come from; null for a path and with mode engine
    */
-  public record TokenizerSettings(TokenizerMode mode, String source, boolean hub) {}
+  public record TokenizerSettings(
+      TokenizerMode mode, String source, boolean hub, String revision, HubFiles files) {}
+
+  /** How a hub tokenizer reaches the router pods' Hugging Face cache at {@code /hf}. */
+  public sealed interface HubFiles {}
+
+  /**
+   * A PersistentVolumeClaim holding a Hugging Face cache, mounted read-only.
+   *
+   * @param subPath the cache's directory in the claim, or null for its root
+   */
+  public record HubCache(String claimName, String subPath) implements HubFiles {}
+
+  /**
+   * The router image's {@code fetch-tokenizer} as an init container, into an emptyDir.
+   *
+   * @param secretName Secret with the token (HF_TOKEN), or null for a public model
+   * @param secretKey its key (never null when {@code secretName} is set)
+   * @param endpoint the hub or a mirror (HF_ENDPOINT), or null for the default
+   */
+  public record HubDownload(String secretName, String secretKey, String endpoint)
+      implements HubFiles {}
 
   /**
    * @param externalUrl the user's NATS, or null when the operator deploys one
@@ -195,6 +220,19 @@ public record RenderInputs(
         .orElseThrow(() -> new IllegalArgumentException("no pool " + pool + " in " + name));
   }
 
+  /** A hub id with no cache volume is downloaded: a router pod has no Hugging Face cache. */
+  private static HubFiles hubFiles(TokenizerSpec t) {
+    if (t.getCache() != null) {
+      return new HubCache(t.getCache().getClaimName(), t.getCache().getSubPath());
+    }
+    TokenizerDownload d = or(t.getDownload(), new TokenizerDownload());
+    SecretKeyRef secret = d.getTokenSecret();
+    return new HubDownload(
+        secret == null ? null : secret.getName(),
+        secret == null ? null : or(secret.getKey(), SecretKeyRef.DEFAULT_KEY),
+        d.getEndpoint());
+  }
+
   private static RouterSettings router(RouterSpec r) {
     RouterSpec d = new RouterSpec();
     ComputeResources res = or(r.getResources(), new ComputeResources());
@@ -206,8 +244,10 @@ public record RenderInputs(
             : source != null ? TokenizerMode.LOCAL : TokenizerMode.ENGINE;
     TokenizerSettings tok =
         mode == TokenizerMode.ENGINE
-            ? new TokenizerSettings(mode, null, false)
-            : new TokenizerSettings(mode, source, t.getPath() == null);
+            ? new TokenizerSettings(mode, null, false, null, null)
+            : t.getPath() != null
+                ? new TokenizerSettings(mode, source, false, null, null)
+                : new TokenizerSettings(mode, source, true, t.getRevision(), hubFiles(t));
     return new RouterSettings(
         or(r.getReplicas(), d.getReplicas()),
         or(r.getImage(), Images.ROUTER),

@@ -15,6 +15,9 @@ import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.PoolSpec;
 import io.infera.operator.api.v1alpha1.RouterSpec;
 import io.infera.operator.api.v1alpha1.Rules;
+import io.infera.operator.api.v1alpha1.SecretKeyRef;
+import io.infera.operator.api.v1alpha1.TokenizerCache;
+import io.infera.operator.api.v1alpha1.TokenizerDownload;
 import io.infera.operator.api.v1alpha1.TokenizerMode;
 import io.infera.operator.api.v1alpha1.TokenizerSpec;
 import java.math.BigDecimal;
@@ -42,6 +45,12 @@ public final class SpecValidator {
   private static final Pattern NATS_URL = Pattern.compile(Rules.NATS_URL_PATTERN);
   private static final Pattern NATS_NAME = Pattern.compile(Rules.NATS_NAME_PATTERN);
   private static final Pattern SUBJECT_PREFIX = Pattern.compile(Rules.SUBJECT_PREFIX_PATTERN);
+  private static final Pattern HUB_ID = Pattern.compile(Rules.HUB_ID_PATTERN);
+  private static final Pattern REVISION = Pattern.compile(Rules.REVISION_PATTERN);
+  private static final Pattern DNS_1123_SUBDOMAIN =
+      Pattern.compile(Rules.DNS_1123_SUBDOMAIN_PATTERN);
+  private static final Pattern SECRET_KEY = Pattern.compile(Rules.SECRET_KEY_PATTERN);
+  private static final Pattern HUB_ENDPOINT = Pattern.compile(Rules.HUB_ENDPOINT_PATTERN);
 
   /** The longest suffix the operator appends to the resource name for a Service. */
   private static final String LONGEST_FIXED_SUFFIX = "-router";
@@ -176,8 +185,58 @@ public final class SpecValidator {
       if (t.getMode() == TokenizerMode.LOCAL && t.getPath() == null && t.getHub() == null) {
         add("spec.router.tokenizer", Rules.TOKENIZER_LOCAL_NEEDS_SOURCE_MESSAGE);
       }
+      hubTokenizer(t);
     }
     compute("spec.router.resources", r.getResources());
+  }
+
+  private void hubTokenizer(TokenizerSpec t) {
+    String f = "spec.router.tokenizer";
+    pattern(f + ".hub", t.getHub(), HUB_ID, "a hub id ORG/NAME");
+    maxLength(f + ".revision", t.getRevision(), Rules.MAX_REVISION_LENGTH);
+    pattern(f + ".revision", t.getRevision(), REVISION, "a branch, tag or commit");
+    if (t.getCache() != null && t.getDownload() != null) {
+      add(f, Rules.TOKENIZER_ONE_HUB_SOURCE_MESSAGE);
+    }
+    if (t.getHub() == null
+        && (t.getCache() != null || t.getDownload() != null || t.getRevision() != null)) {
+      add(f, Rules.TOKENIZER_HUB_OPTIONS_NEED_HUB_MESSAGE);
+    }
+    TokenizerCache c = t.getCache();
+    if (c != null) {
+      if (c.getClaimName() == null) {
+        add(f + ".cache.claimName", "required");
+      }
+      maxLength(f + ".cache.claimName", c.getClaimName(), 253);
+      pattern(f + ".cache.claimName", c.getClaimName(), DNS_1123_SUBDOMAIN, "a DNS-1123 subdomain");
+      maxLength(f + ".cache.subPath", c.getSubPath(), 1024);
+      if (c.getSubPath() != null
+          && (c.getSubPath().startsWith("/") || c.getSubPath().contains(".."))) {
+        add(f + ".cache", Rules.SUB_PATH_RELATIVE_MESSAGE);
+      }
+    }
+    TokenizerDownload d = t.getDownload();
+    if (d != null) {
+      maxLength(f + ".download.endpoint", d.getEndpoint(), 2048);
+      pattern(f + ".download.endpoint", d.getEndpoint(), HUB_ENDPOINT, "an http(s) URL");
+      SecretKeyRef s = d.getTokenSecret();
+      if (s != null) {
+        String sf = f + ".download.tokenSecret";
+        if (s.getName() == null) {
+          add(sf + ".name", "required");
+        }
+        maxLength(sf + ".name", s.getName(), 253);
+        pattern(sf + ".name", s.getName(), DNS_1123_SUBDOMAIN, "a DNS-1123 subdomain");
+        maxLength(sf + ".key", s.getKey(), 253);
+        pattern(sf + ".key", s.getKey(), SECRET_KEY, "letters, digits, '-', '_' and '.'");
+      }
+    }
+  }
+
+  private void maxLength(String f, String v, int max) {
+    if (v != null && v.length() > max) {
+      add(f, "at most " + max + " characters, got " + v.length());
+    }
   }
 
   private void nats(NatsSpec n) {

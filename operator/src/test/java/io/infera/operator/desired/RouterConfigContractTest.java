@@ -58,6 +58,7 @@ class RouterConfigContractTest {
             Fixtures.idep(Engine.SIM, PoolRole.MIXED))) {
       idep.getSpec().getRouter().setPrefillOverlapWeight(3.0);
       idep.getSpec().getRouter().getTokenizer().setHub("Qwen/Qwen3-0.6B");
+      idep.getSpec().getRouter().getTokenizer().setRevision("v1.0");
       Map<String, Object> doc = DesiredRouterConfig.document(Fixtures.fleet(idep).inputs());
       assertThat(accepted).containsAll(RouterKeys.used(doc));
       @SuppressWarnings("unchecked")

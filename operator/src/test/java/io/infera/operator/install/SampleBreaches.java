@@ -222,6 +222,25 @@ public final class SampleBreaches {
             "sglang-pd.yaml",
             s -> InstallFiles.map(spec(s), "router", "tokenizer").put("mode", "local")),
         new CelBreach(
+            Rules.TOKENIZER_ONE_HUB_SOURCE_MESSAGE,
+            "vllm-mixed.yaml",
+            s ->
+                InstallFiles.map(spec(s), "router", "tokenizer")
+                    .put("cache", new java.util.LinkedHashMap<>(Map.of("claimName", "hf-cache")))),
+        new CelBreach(
+            Rules.TOKENIZER_HUB_OPTIONS_NEED_HUB_MESSAGE,
+            "sim.yaml",
+            s -> InstallFiles.map(spec(s), "router", "tokenizer").put("revision", "main")),
+        new CelBreach(
+            Rules.SUB_PATH_RELATIVE_MESSAGE,
+            "vllm-pd.yaml",
+            s ->
+                InstallFiles.map(spec(s), "router", "tokenizer")
+                    .put(
+                        "cache",
+                        new java.util.LinkedHashMap<>(
+                            Map.of("claimName", "hf-cache", "subPath", "models/../../etc")))),
+        new CelBreach(
             "pythonHashSeed must be 'random' or an integer in [0, 4294967295]",
             "sim.yaml",
             s -> spec(s).put("pythonHashSeed", "4294967296")),

@@ -11,7 +11,11 @@ import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.Rules;
+import io.infera.operator.api.v1alpha1.SecretKeyRef;
+import io.infera.operator.api.v1alpha1.TokenizerCache;
+import io.infera.operator.api.v1alpha1.TokenizerDownload;
 import io.infera.operator.api.v1alpha1.TokenizerMode;
+import io.infera.operator.api.v1alpha1.TokenizerSpec;
 import io.infera.operator.testing.Fixtures;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -160,6 +164,115 @@ class SpecValidatorTest {
             "spec.router.tokenizer",
             Rules.TOKENIZER_LOCAL_NEEDS_SOURCE_MESSAGE),
         new Case(
+            "tokenizer cache and download",
+            i -> {
+              TokenizerSpec t = i.getSpec().getRouter().getTokenizer();
+              t.setHub("org/m");
+              t.setCache(cache("hf-cache", null));
+              t.setDownload(new TokenizerDownload());
+            },
+            "spec.router.tokenizer",
+            Rules.TOKENIZER_ONE_HUB_SOURCE_MESSAGE),
+        new Case(
+            "tokenizer download without hub",
+            i -> i.getSpec().getRouter().getTokenizer().setDownload(new TokenizerDownload()),
+            "spec.router.tokenizer",
+            Rules.TOKENIZER_HUB_OPTIONS_NEED_HUB_MESSAGE),
+        new Case(
+            "tokenizer revision with a path",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setPath("/m");
+              i.getSpec().getRouter().getTokenizer().setRevision("main");
+            },
+            "spec.router.tokenizer",
+            Rules.TOKENIZER_HUB_OPTIONS_NEED_HUB_MESSAGE),
+        new Case(
+            "cache subPath climbing out",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              i.getSpec().getRouter().getTokenizer().setCache(cache("hf-cache", "a/../../etc"));
+            },
+            "spec.router.tokenizer.cache",
+            Rules.SUB_PATH_RELATIVE_MESSAGE),
+        new Case(
+            "cache subPath absolute",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              i.getSpec().getRouter().getTokenizer().setCache(cache("hf-cache", "/etc"));
+            },
+            "spec.router.tokenizer.cache",
+            Rules.SUB_PATH_RELATIVE_MESSAGE),
+        new Case(
+            "cache claim not a name",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              i.getSpec().getRouter().getTokenizer().setCache(cache("HF_Cache", null));
+            },
+            "spec.router.tokenizer.cache.claimName",
+            "DNS-1123 subdomain"),
+        new Case(
+            "cache without claim",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              i.getSpec().getRouter().getTokenizer().setCache(cache(null, null));
+            },
+            "spec.router.tokenizer.cache.claimName",
+            "required"),
+        new Case(
+            "hub not ORG/NAME",
+            i -> i.getSpec().getRouter().getTokenizer().setHub("../etc/passwd"),
+            "spec.router.tokenizer.hub",
+            "a hub id ORG/NAME"),
+        new Case(
+            "revision with a dot segment",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              i.getSpec().getRouter().getTokenizer().setRevision("main/../x");
+            },
+            "spec.router.tokenizer.revision",
+            "a branch, tag or commit"),
+        new Case(
+            "revision past its length",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              i.getSpec().getRouter().getTokenizer().setRevision("a".repeat(129));
+            },
+            "spec.router.tokenizer.revision",
+            "at most 128 characters"),
+        new Case(
+            "token secret without a name",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              TokenizerDownload d = new TokenizerDownload();
+              d.setTokenSecret(new SecretKeyRef());
+              i.getSpec().getRouter().getTokenizer().setDownload(d);
+            },
+            "spec.router.tokenizer.download.tokenSecret.name",
+            "required"),
+        new Case(
+            "token secret key with a slash",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              TokenizerDownload d = new TokenizerDownload();
+              SecretKeyRef ref = new SecretKeyRef();
+              ref.setName("hf-token");
+              ref.setKey("a/b");
+              d.setTokenSecret(ref);
+              i.getSpec().getRouter().getTokenizer().setDownload(d);
+            },
+            "spec.router.tokenizer.download.tokenSecret.key",
+            "letters, digits"),
+        new Case(
+            "download endpoint not http",
+            i -> {
+              i.getSpec().getRouter().getTokenizer().setHub("org/m");
+              TokenizerDownload d = new TokenizerDownload();
+              d.setEndpoint("ftp://mirror");
+              i.getSpec().getRouter().getTokenizer().setDownload(d);
+            },
+            "spec.router.tokenizer.download.endpoint",
+            "an http(s) URL"),
+        new Case(
             "hash seed out of range",
             i -> i.getSpec().setPythonHashSeed("4294967296"),
             "spec.pythonHashSeed",
@@ -290,6 +403,32 @@ class SpecValidatorTest {
             i -> i.getMetadata().setNamespace("Team_A"),
             "metadata.namespace",
             "DNS-1123"));
+  }
+
+  private static TokenizerCache cache(String claim, String subPath) {
+    TokenizerCache c = new TokenizerCache();
+    c.setClaimName(claim);
+    c.setSubPath(subPath);
+    return c;
+  }
+
+  @Test
+  void aRevisionAtItsLengthAndTheHubSourcesAloneAreValid() {
+    InferaDeployment idep = valid();
+    TokenizerSpec t = idep.getSpec().getRouter().getTokenizer();
+    t.setHub("Qwen/Qwen3-8B");
+    t.setRevision("a".repeat(128));
+    assertThat(SpecValidator.validate(idep)).isEmpty();
+    t.setCache(cache("hf-cache", ".cache/huggingface"));
+    assertThat(SpecValidator.validate(idep)).isEmpty();
+    t.setCache(null);
+    TokenizerDownload d = new TokenizerDownload();
+    SecretKeyRef ref = new SecretKeyRef();
+    ref.setName("hf-token");
+    d.setTokenSecret(ref);
+    d.setEndpoint("https://hf-mirror.example/base");
+    t.setDownload(d);
+    assertThat(SpecValidator.validate(idep)).isEmpty();
   }
 
   private static InferaDeployment valid() {

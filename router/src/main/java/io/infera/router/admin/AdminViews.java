@@ -207,6 +207,12 @@ public final class AdminViews {
     Map<String, Object> tok = new LinkedHashMap<>();
     tok.put("mode", c.tokenizer().mode().name().toLowerCase(java.util.Locale.ROOT));
     tok.put("path", c.tokenizer().path());
+    if (c.tokenizer().revision() != null) {
+      tok.put("revision", c.tokenizer().revision());
+    }
+    if (rt.tokenizerProblem() != null) {
+      tok.put("not_loaded_reason", rt.tokenizerProblem());
+    }
     if (rt.tokenizer() != null) {
       tok.put("prefix_reuse_off_reason", rt.tokenizer().reuseDisabledReason());
       tok.put("prefix_cache", rt.tokenizer().cacheStats());

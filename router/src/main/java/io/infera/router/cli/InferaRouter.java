@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
       HashCommand.class,
       EventsCommand.class,
       TokenizeCommand.class,
+      FetchTokenizerCommand.class,
       ServeCommand.class,
       RelayCommand.class,
       CommandLine.HelpCommand.class

@@ -5,6 +5,7 @@ import io.infera.router.config.RouterConfig.Pool;
 import io.infera.router.config.RouterConfig.StaticWorker;
 import io.infera.router.config.RouterConfig.TokenizerMode;
 import io.infera.router.config.RouterConfig.Transport;
+import io.infera.router.tokenize.HubNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -212,7 +213,7 @@ public final class ConfigLoader {
     int pageSize = (int) n.integer("pageSize", 16, 1, 4096);
 
     ConfigNode tok = n.child("tokenizer");
-    tok.only("path", "hub", "mode", "prefixReuse");
+    tok.only("path", "hub", "mode", "prefixReuse", "revision");
     String path = tok.string("path", tok.string("hub", null));
     TokenizerMode mode = tok.enumValue("mode", TokenizerMode.class, TokenizerMode.LOCAL);
     if (mode == TokenizerMode.LOCAL && path == null) {
@@ -220,8 +221,16 @@ public final class ConfigLoader {
           "tokenizer.path: required with tokenizer.mode local (a directory, tokenizer.json, hub"
               + " id or builtin:qwen3; or set tokenizer.mode: engine)");
     }
+    String revision = tok.string("revision", null);
+    if (revision != null && !HubNames.REVISION.matcher(revision).matches()) {
+      throw new ConfigException(
+          "tokenizer.revision: expected a branch, tag or commit (letters, digits, '.', '_', '-',"
+              + " '/' between segments, at most 128 characters), got '"
+              + revision
+              + "'");
+    }
     RouterConfig.Tokenizer tokenizer =
-        new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true));
+        new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true), revision);
 
     ConfigNode pol = n.child("policy");
     pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight");

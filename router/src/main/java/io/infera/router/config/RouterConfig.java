@@ -34,8 +34,14 @@ public record RouterConfig(
   /**
    * @param path a directory, tokenizer.json, hub id or {@code builtin:NAME}; null with mode engine
    * @param prefixReuse multi-turn prefix reuse of token ids
+   * @param revision the hub revision (branch, tag or commit) looked up in the local cache; null
+   *     means {@code main}
    */
-  public record Tokenizer(String path, TokenizerMode mode, boolean prefixReuse) {}
+  public record Tokenizer(String path, TokenizerMode mode, boolean prefixReuse, String revision) {
+    public Tokenizer(String path, TokenizerMode mode, boolean prefixReuse) {
+      this(path, mode, prefixReuse, null);
+    }
+  }
 
   /** {@code zmq}, {@code inproc} or {@code nats}. */
   public enum Transport {

@@ -17,7 +17,7 @@ public final class ErrorResponses {
       case BAD_REQUEST -> 400;
       case TOO_LARGE -> 413;
       case UNKNOWN_MODEL, NOT_FOUND -> 404;
-      case NO_WORKER, SHUTTING_DOWN -> 503;
+      case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE -> 503;
       case UPSTREAM_FAILED -> 502;
       case UPSTREAM_TIMEOUT -> 504;
       case INTERNAL -> 500;
@@ -28,7 +28,7 @@ public final class ErrorResponses {
   static String type(RoutingFailure.Kind kind) {
     return switch (kind) {
       case BAD_REQUEST, TOO_LARGE, UNKNOWN_MODEL, NOT_FOUND -> "invalid_request_error";
-      case NO_WORKER, SHUTTING_DOWN -> "service_unavailable";
+      case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE -> "service_unavailable";
       case UPSTREAM_FAILED, UPSTREAM_TIMEOUT -> "upstream_error";
       case INTERNAL -> "server_error";
     };
@@ -43,6 +43,7 @@ public final class ErrorResponses {
       case NOT_FOUND -> "not_found";
       case NO_WORKER -> "no_routable_worker";
       case SHUTTING_DOWN -> "shutting_down";
+      case TOKENIZER_UNAVAILABLE -> "tokenizer_unavailable";
       case UPSTREAM_FAILED -> "worker_failed";
       case UPSTREAM_TIMEOUT -> "worker_timeout";
       case INTERNAL -> "internal_error";

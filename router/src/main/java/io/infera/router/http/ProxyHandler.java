@@ -52,6 +52,14 @@ final class ProxyHandler {
       refuse(ctx, requestId, new RoutingFailure.ShuttingDown("the router is shutting down"));
       return;
     }
+    String tokenizerProblem = rt.tokenizerProblem();
+    if (tokenizerProblem != null) {
+      refuse(
+          ctx,
+          requestId,
+          new RoutingFailure.TokenizerUnavailable("tokenizer: " + tokenizerProblem));
+      return;
+    }
     Buffer body = ctx.body().buffer();
     if (body == null || body.length() == 0) {
       refuse(ctx, requestId, new RoutingFailure.BadRequest("request body is empty", null));

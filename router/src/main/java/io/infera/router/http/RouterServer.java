@@ -80,7 +80,8 @@ public final class RouterServer implements AutoCloseable {
             rt.router(),
             rt.analyzer(),
             rt.routingMetrics(),
-            rt.tokenizer() == null);
+            // Engine mode (no local tokenizer), not a local one that is still missing its files.
+            rt.tokenizer() == null && rt.tokenizerProblem() == null);
     this.proxy =
         new ProxyHandler(rt, pool, metrics, new Upstream(client, limits, metrics), engineTokenizer);
   }

@@ -131,7 +131,7 @@ public final class RequestAnalyzer {
   }
 
   private final RouterConfig config;
-  private final PromptTokenizer tokenizer;
+  private final Supplier<PromptTokenizer> tokenizer;
   private final RoutingMetrics metrics;
   private final ThreadLocal<RequestHasher> hasher;
   private final Supplier<int[]> otherBlockSizes;
@@ -152,6 +152,18 @@ public final class RequestAnalyzer {
       PromptTokenizer tokenizer,
       RoutingMetrics metrics,
       Supplier<int[]> otherBlockSizes) {
+    this(config, () -> tokenizer, metrics, otherBlockSizes);
+  }
+
+  /**
+   * As above, the tokenizer read per request: the runtime loads it late when its files appear after
+   * the start.
+   */
+  public RequestAnalyzer(
+      RouterConfig config,
+      Supplier<PromptTokenizer> tokenizer,
+      RoutingMetrics metrics,
+      Supplier<int[]> otherBlockSizes) {
     this.config = config;
     this.tokenizer = tokenizer;
     this.metrics = metrics;
@@ -167,6 +179,7 @@ public final class RequestAnalyzer {
   @SuppressWarnings("unchecked")
   public Result analyze(byte[] bodyBytes, Endpoint endpoint) {
     long t0 = System.nanoTime();
+    PromptTokenizer tokenizer = this.tokenizer.get();
     Object parsed;
     try {
       parsed = Json.parse(bodyBytes);

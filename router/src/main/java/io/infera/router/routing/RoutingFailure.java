@@ -21,6 +21,8 @@ public sealed interface RoutingFailure {
     NO_WORKER,
     /** The router is shutting down. */
     SHUTTING_DOWN,
+    /** The local tokenizer's files are not there (yet). */
+    TOKENIZER_UNAVAILABLE,
     /** The worker(s) failed before the first byte, retries exhausted. */
     UPSTREAM_FAILED,
     /** The worker did not answer in time. */
@@ -88,6 +90,14 @@ public sealed interface RoutingFailure {
     @Override
     public Kind kind() {
       return Kind.SHUTTING_DOWN;
+    }
+  }
+
+  /** The local tokenizer is not loaded; the message names the file looked for: 503. */
+  record TokenizerUnavailable(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.TOKENIZER_UNAVAILABLE;
     }
   }
 

@@ -11,9 +11,24 @@ import io.infera.router.events.nats.NatsTransport;
 import io.infera.router.events.zmq.ZmqTransport;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.infera.router.tokenize.TokenizerException;
+import io.infera.router.tokenize.TokenizerSource;
+import java.util.Map;
 
 /** The production parts: discovery, transport and tokenizer as the config says. */
 public final class DefaultParts implements RouterRuntime.Parts {
+
+  private final Map<String, String> env;
+
+  /** Parts that read the process environment (the hub cache from HF_HUB_CACHE / HF_HOME). */
+  public DefaultParts() {
+    this(System.getenv());
+  }
+
+  /** Parts that find the hub cache through {@code env} instead of the process environment. */
+  public DefaultParts(Map<String, String> env) {
+    this.env = Map.copyOf(env);
+  }
+
   @Override
   public Discovery discovery(RouterConfig config) {
     return switch (config.discovery().backend()) {
@@ -37,7 +52,7 @@ public final class DefaultParts implements RouterRuntime.Parts {
       return null;
     }
     return PromptTokenizer.load(
-        config.tokenizer().path(),
+        TokenizerSource.resolve(config.tokenizer().path(), config.tokenizer().revision(), env),
         PromptTokenizer.Options.defaults().withPrefixReuse(config.tokenizer().prefixReuse()));
   }
 }

@@ -70,7 +70,13 @@ public final class PromptTokenizer implements AutoCloseable {
 
   /** Resolves {@code --tokenizer} (directory, tokenizer.json, hub id, builtin:NAME) and loads. */
   public static PromptTokenizer load(String spec, Options options) throws TokenizerException {
-    return load(TokenizerSource.resolve(spec, System.getenv()), options);
+    return load(spec, null, options);
+  }
+
+  /** As {@link #load(String, Options)}, a hub id at {@code revision} (null: {@code main}). */
+  public static PromptTokenizer load(String spec, String revision, Options options)
+      throws TokenizerException {
+    return load(TokenizerSource.resolve(spec, revision, System.getenv()), options);
   }
 
   public boolean hasChatTemplate() {

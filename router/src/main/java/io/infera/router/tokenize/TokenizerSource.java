@@ -107,42 +107,28 @@ public sealed interface TokenizerSource {
     }
   }
 
-  /** A hub id in the local Hugging Face cache. */
-  record Hub(String id, Path cache) implements TokenizerSource {
+  /**
+   * A hub id in the local Hugging Face cache ({@code models--ORG--NAME/refs/REV} naming a {@code
+   * snapshots/COMMIT} directory, or {@code snapshots/REV} itself when REV is a commit).
+   *
+   * @param revision a branch, tag or commit; null means {@code main}, falling back to the newest
+   *     snapshot when the cache has no {@code refs/main}
+   */
+  record Hub(String id, Path cache, String revision) implements TokenizerSource {
+
+    /** What the router says to do when the cache lacks the files (docs/operations.md). */
+    static final String HINT =
+        "mount a Hugging Face cache or use spec.router.tokenizer.download; see docs/operations.md";
+
+    public Hub(String id, Path cache) {
+      this(id, cache, null);
+    }
+
     @Override
     public ModelFiles load(boolean needTokenizer) throws TokenizerException {
-      Path repo = cache.resolve("models--" + id.replace("/", "--"));
-      Path snapshots = repo.resolve("snapshots");
-      if (!Files.isDirectory(snapshots)) {
-        throw new TokenizerException(
-            "hub id '"
-                + id
-                + "' is not in the local cache: "
-                + snapshots
-                + " does not exist (the router never downloads; copy the model's tokenizer files"
-                + " there, or pass a directory)");
-      }
-      Path snapshot = null;
-      Path ref = repo.resolve("refs").resolve("main");
-      try {
-        if (Files.isRegularFile(ref)) {
-          snapshot = snapshots.resolve(Files.readString(ref).strip());
-        }
-        if (snapshot == null || !Files.isDirectory(snapshot)) {
-          try (Stream<Path> s = Files.list(snapshots)) {
-            snapshot =
-                s.filter(Files::isDirectory)
-                    .max(
-                        (a, b) ->
-                            Long.compare(a.toFile().lastModified(), b.toFile().lastModified()))
-                    .orElse(null);
-          }
-        }
-      } catch (IOException e) {
-        throw new TokenizerException("cannot read hub cache " + repo + ": " + e.getMessage(), e);
-      }
-      if (snapshot == null) {
-        throw new TokenizerException("hub cache " + snapshots + " has no snapshot of '" + id + "'");
+      Path snapshot = snapshot();
+      if (needTokenizer && !Files.isRegularFile(snapshot.resolve("tokenizer.json"))) {
+        throw missing(snapshot.resolve("tokenizer.json"), null);
       }
       ModelFiles files = new Directory(snapshot).load(needTokenizer);
       return new ModelFiles(
@@ -152,11 +138,69 @@ public sealed interface TokenizerSource {
           id + " (" + snapshot + ")");
     }
 
+    /** The snapshot directory the revision names; the exception names the file looked for. */
+    Path snapshot() throws TokenizerException {
+      Path repo = repo();
+      Path snapshots = repo.resolve("snapshots");
+      String rev = revision == null ? "main" : revision;
+      Path ref = repo.resolve("refs").resolve(rev);
+      try {
+        if (Files.isRegularFile(ref)) {
+          String commit =
+              Files.size(ref) > 4096 ? "" : Files.readString(ref, StandardCharsets.UTF_8).strip();
+          if (!COMMIT.matcher(commit).matches()) {
+            // Never resolved as a path: a ref file's content is not trusted.
+            throw missing(
+                snapshots.resolve("<commit>").resolve("tokenizer.json"),
+                ref + " does not name a commit");
+          }
+          Path snapshot = snapshots.resolve(commit);
+          if (!Files.isDirectory(snapshot)) {
+            throw missing(snapshot.resolve("tokenizer.json"), ref + " names '" + commit + "'");
+          }
+          return snapshot;
+        }
+        if (Files.isDirectory(snapshots.resolve(rev))) {
+          return snapshots.resolve(rev);
+        }
+        if (revision == null && Files.isDirectory(snapshots)) {
+          try (Stream<Path> s = Files.list(snapshots)) {
+            Path newest =
+                s.filter(Files::isDirectory)
+                    .filter(p -> !p.getFileName().toString().startsWith("."))
+                    .max(
+                        (a, b) ->
+                            Long.compare(a.toFile().lastModified(), b.toFile().lastModified()))
+                    .orElse(null);
+            if (newest != null) {
+              return newest;
+            }
+          }
+        }
+      } catch (IOException e) {
+        throw new TokenizerException("cannot read hub cache " + repo + ": " + e.getMessage(), e);
+      }
+      throw missing(snapshots.resolve(rev).resolve("tokenizer.json"), "no " + ref);
+    }
+
+    /** {@code <cache>/models--ORG--NAME}. */
+    Path repo() {
+      return cache.resolve(HubNames.cacheDirName(id));
+    }
+
+    private TokenizerException missing(Path file, String why) {
+      return new TokenizerException(
+          file + " not found (" + (why == null ? "" : why + "; ") + HINT + ")");
+    }
+
     @Override
     public String describe() {
-      return id;
+      return revision == null ? id : id + "@" + revision;
     }
   }
+
+  /** What a {@code refs/} file may name: one path segment, never {@code .} or {@code ..}. */
+  Pattern COMMIT = Pattern.compile("[A-Za-z0-9][\\w.-]{0,127}");
 
   Pattern HUB_ID = Pattern.compile("[A-Za-z0-9][\\w.-]*/[\\w.-]+");
 
@@ -167,6 +211,16 @@ public sealed interface TokenizerSource {
    * @param env environment (for {@code HF_HUB_CACHE}, {@code HF_HOME}, {@code HOME})
    */
   static TokenizerSource resolve(String spec, Map<String, String> env) throws TokenizerException {
+    return resolve(spec, null, env);
+  }
+
+  /**
+   * As {@link #resolve(String, Map)}, a hub id at {@code revision} (null: {@code main}).
+   *
+   * @param revision a branch, tag or commit of a hub id; ignored for the other sources
+   */
+  static TokenizerSource resolve(String spec, String revision, Map<String, String> env)
+      throws TokenizerException {
     if (spec == null || spec.isBlank()) {
       throw new TokenizerException("no tokenizer given");
     }
@@ -181,7 +235,7 @@ public sealed interface TokenizerSource {
       return new JsonFile(p);
     }
     if (HUB_ID.matcher(spec).matches() && !spec.startsWith(".") && !spec.startsWith("/")) {
-      return new Hub(spec, hubCache(env));
+      return new Hub(spec, hubCache(env), revision);
     }
     throw new TokenizerException(
         "no tokenizer at '"

@@ -28,7 +28,7 @@ class CliTest {
 
   @ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(
-      strings = {"", "hash", "events", "tokenize", "serve", "relay"})
+      strings = {"", "hash", "events", "tokenize", "fetch-tokenizer", "serve", "relay"})
   void everyCommandPrintsTheProgramAndItsProjectVersion(String sub) {
     String expected = System.getProperty("project.version");
     assertThat(expected).as("surefire passes project.version").isNotBlank();

@@ -30,6 +30,11 @@ class ErrorResponsesTest {
         Arguments.of(
             new RoutingFailure.ShuttingDown("bye"), 503, "service_unavailable", "shutting_down"),
         Arguments.of(
+            new RoutingFailure.TokenizerUnavailable("no file"),
+            503,
+            "service_unavailable",
+            "tokenizer_unavailable"),
+        Arguments.of(
             new RoutingFailure.UpstreamFailed("x"), 502, "upstream_error", "worker_failed"),
         Arguments.of(
             new RoutingFailure.UpstreamTimeout("t"), 504, "upstream_error", "worker_timeout"),

@@ -50,12 +50,50 @@ class TokenizerSourceTest {
   }
 
   @Test
+  void eachMissingPieceOfTheCacheIsNamedByTheFileLookedFor() throws Exception {
+    Path cache = tmp.resolve("hub");
+    Path repo = cache.resolve("models--acme--tiny");
+    Path snap = repo.resolve("snapshots").resolve("abc123");
+    Files.createDirectories(repo.resolve("refs"));
+    Files.writeString(repo.resolve("refs/main"), "abc123\n");
+    // refs/main names a snapshot that is not there
+    assertThatThrownBy(() -> new TokenizerSource.Hub("acme/tiny", cache).load(true))
+        .hasMessageStartingWith(
+            snap.resolve("tokenizer.json")
+                + " not found ("
+                + repo.resolve("refs/main")
+                + " names 'abc123';");
+    // the snapshot is there, tokenizer.json is not
+    Files.createDirectories(snap);
+    Files.writeString(snap.resolve("tokenizer_config.json"), "{}");
+    assertThatThrownBy(() -> new TokenizerSource.Hub("acme/tiny", cache).load(true))
+        .hasMessageStartingWith(
+            snap.resolve("tokenizer.json") + " not found (mount a Hugging Face cache");
+    // an explicit revision never falls back to another snapshot
+    Files.delete(snap.resolve("tokenizer_config.json"));
+    copyTiny(snap);
+    assertThat(new TokenizerSource.Hub("acme/tiny", cache).load(true).origin()).contains("abc123");
+    assertThatThrownBy(() -> new TokenizerSource.Hub("acme/tiny", cache, "v2").load(true))
+        .hasMessageStartingWith(
+            repo.resolve("snapshots/v2/tokenizer.json")
+                + " not found (no "
+                + repo.resolve("refs/v2"));
+    // a commit given as the revision is its snapshot directory
+    assertThat(new TokenizerSource.Hub("acme/tiny", cache, "abc123").load(true).origin())
+        .contains("abc123");
+  }
+
+  @Test
   void missingFilesAreClearErrorsNamingThePath() throws Exception {
     Map<String, String> env = Map.of("HF_HUB_CACHE", tmp.resolve("hub").toString());
     assertThatThrownBy(() -> TokenizerSource.resolve("acme/absent", env).load(true))
         .isInstanceOf(TokenizerException.class)
-        .hasMessageContaining("not in the local cache")
-        .hasMessageContaining(tmp.resolve("hub").toString());
+        .hasMessage(
+            tmp.resolve("hub/models--acme--absent/snapshots/main/tokenizer.json")
+                + " not found (no "
+                + tmp.resolve("hub/models--acme--absent/refs/main")
+                + "; mount a Hugging Face cache or use spec.router.tokenizer.download; see"
+                + " docs/operations.md)");
     Path empty = Files.createDirectories(tmp.resolve("empty"));
     assertThatThrownBy(() -> TokenizerSource.resolve(empty.toString(), env).load(true))
         .isInstanceOf(TokenizerException.class)

@@ -35,6 +35,41 @@ public final class Rules {
   public static final String TOKENIZER_LOCAL_NEEDS_SOURCE_MESSAGE =
       "tokenizer.mode local needs tokenizer.path or tokenizer.hub";
 
+  public static final String TOKENIZER_ONE_HUB_SOURCE = "!(has(self.cache) && has(self.download))";
+  public static final String TOKENIZER_ONE_HUB_SOURCE_MESSAGE =
+      "set either tokenizer.cache (a volume with a Hugging Face cache) or tokenizer.download, not"
+          + " both";
+
+  public static final String TOKENIZER_HUB_OPTIONS_NEED_HUB =
+      "has(self.hub) || !(has(self.cache) || has(self.download) || has(self.revision))";
+  public static final String TOKENIZER_HUB_OPTIONS_NEED_HUB_MESSAGE =
+      "tokenizer.cache, tokenizer.download and tokenizer.revision need tokenizer.hub";
+
+  public static final String SUB_PATH_RELATIVE =
+      "!has(self.subPath) || (!self.subPath.startsWith('/') && !self.subPath.contains('..'))";
+  public static final String SUB_PATH_RELATIVE_MESSAGE =
+      "cache.subPath must be a relative path without '..'";
+
+  /** A hub model id, {@code org/name} (the router's HubNames.MODEL_ID). */
+  public static final String HUB_ID_PATTERN =
+      "^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$";
+
+  /** A branch, tag or commit; no segment starts with a dot (the router's HubNames.REVISION). */
+  public static final String REVISION_PATTERN =
+      "^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)*$";
+
+  public static final int MAX_REVISION_LENGTH = 128;
+
+  /** A DNS-1123 subdomain: PVC and Secret names. */
+  public static final String DNS_1123_SUBDOMAIN_PATTERN =
+      "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+  /** A Secret data key. */
+  public static final String SECRET_KEY_PATTERN = "^[-._a-zA-Z0-9]+$";
+
+  /** A hub or mirror base URL. */
+  public static final String HUB_ENDPOINT_PATTERN = "^https?://[^\\s/?#]+(/[^\\s?#]*)?$";
+
   /**
    * A value the pattern refuses passes here: the API server evaluates CEL rules even when the
    * pattern failed, and {@code int()} of a non-number would add a "type conversion error" to the

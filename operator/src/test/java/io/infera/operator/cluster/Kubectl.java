@@ -29,6 +29,7 @@ final class Kubectl {
     List<String> cmd = new ArrayList<>();
     cmd.add(InstallTools.kubectl().toString());
     cmd.add("--kubeconfig=" + cluster.kubeconfig());
+    cmd.add(cluster.kubectlCacheDir());
     cmd.addAll(List.of(args));
     return InstallTools.run(cmd);
   }

@@ -198,6 +198,7 @@ final class OperatorOnCluster {
     List<String> cmd = new ArrayList<>();
     cmd.add(InstallTools.kubectl().toString());
     cmd.add("--kubeconfig=" + cp.kubeconfig());
+    cmd.add(cp.kubectlCacheDir());
     cmd.addAll(List.of(args));
     return InstallTools.ok(cmd);
   }
@@ -211,6 +212,7 @@ final class OperatorOnCluster {
       List<String> cmd = new ArrayList<>();
       cmd.add(InstallTools.kubectl().toString());
       cmd.add("--kubeconfig=" + cp.kubeconfig());
+      cmd.add(cp.kubectlCacheDir());
       cmd.addAll(List.of(args));
       Process p =
           new ProcessBuilder(cmd)

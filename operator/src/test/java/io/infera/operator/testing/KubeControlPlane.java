@@ -117,6 +117,14 @@ public final class KubeControlPlane implements AutoCloseable {
     return dir.resolve("admin.kubeconfig");
   }
 
+  /**
+   * kubectl's discovery cache for this control plane ({@code --cache-dir}): not the user's {@code
+   * ~/.kube/cache}, which would outlive the test and mix API groups of earlier runs.
+   */
+  public String kubectlCacheDir() {
+    return "--cache-dir=" + dir.resolve("kubectl-cache");
+  }
+
   /** A client as the cluster admin ({@code system:masters}). */
   public KubernetesClient admin() {
     return new KubernetesClientBuilder().withConfig(config().build()).build();

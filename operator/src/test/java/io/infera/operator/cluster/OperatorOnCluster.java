@@ -156,6 +156,22 @@ final class OperatorOnCluster {
     return InferaOperatorRuntime.start(client, settings, registry, true, onLostLeadership);
   }
 
+  /** Closes what a test class started (nulls skipped, in order) and prints how long it took. */
+  static void stop(String test, Instant started, AutoCloseable... resources) {
+    for (AutoCloseable c : resources) {
+      if (c == null) {
+        continue;
+      }
+      try {
+        c.close();
+      } catch (Exception e) {
+        PROBLEMS.add(test + ": closing " + c + ": " + e);
+      }
+    }
+    System.err.println(
+        test + " took " + Duration.between(started, Instant.now()).toMillis() + " ms");
+  }
+
   /** Reconciliations JOSDK started so far (its Micrometer counters, summed). */
   static double reconciliations(MeterRegistry registry) {
     return registry.getMeters().stream()

@@ -86,17 +86,7 @@ class ReconcileIT {
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (routers != null) {
-      routers.close();
-    }
-    if (admin != null) {
-      admin.close();
-    }
-    System.err.println(
-        "ReconcileIT took " + Duration.between(started, Instant.now()).toMillis() + " ms");
+    OperatorOnCluster.stop("ReconcileIT", started, operator, routers, admin);
   }
 
   @Test

@@ -113,17 +113,7 @@ class UpgradeIT {
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (routers != null) {
-      routers.close();
-    }
-    if (admin != null) {
-      admin.close();
-    }
-    System.err.println(
-        "UpgradeIT took " + Duration.between(started, Instant.now()).toMillis() + " ms");
+    OperatorOnCluster.stop("UpgradeIT", started, operator, routers, admin);
   }
 
   @Test

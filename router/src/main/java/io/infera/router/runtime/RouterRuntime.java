@@ -18,7 +18,6 @@ import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutingMetrics;
 import io.infera.router.tokenize.PromptTokenizer;
-import io.infera.router.tokenize.TokenizerException;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -62,12 +61,7 @@ public final class RouterRuntime implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final RoutingMetrics routingMetrics = new RoutingMetrics();
   private final WorkerMeters workerMeters;
-  private volatile PromptTokenizer tokenizer;
-
-  /** Why the local tokenizer is not loaded (null once loaded, and in engine mode). */
-  private volatile String tokenizerProblem;
-
-  private final java.util.concurrent.ScheduledExecutorService tokenizerRetry;
+  private final TokenizerSlot tokenizer;
   private final PrefixIndex index;
   private final EventIngest ingest;
   private final LoadTracker load = new LoadTracker();
@@ -79,7 +73,6 @@ public final class RouterRuntime implements AutoCloseable {
   private final RequestRouter router;
   private final RequestAnalyzer analyzer;
   private final long startedAt = System.currentTimeMillis();
-  private final boolean ownsTokenizer;
   private final SharedLoad sharedLoad;
   private volatile boolean shuttingDown;
   private volatile boolean eventsWarm;
@@ -102,8 +95,7 @@ public final class RouterRuntime implements AutoCloseable {
     Gauge.builder("infera_config_ignored_keys", ignoredKeys, IgnoredKeys::total)
         .description("RouterConfig keys this router does not know and ignored at start")
         .register(registry);
-    this.ownsTokenizer = parts.ownsTokenizer();
-    this.tokenizerRetry = loadTokenizer(config, parts);
+    this.tokenizer = new TokenizerSlot(config, parts);
     this.index = new PrefixIndex(config.pageSize());
     new IndexMeters(index).bindTo(registry);
     routingMetrics.bindTo(registry);
@@ -134,7 +126,7 @@ public final class RouterRuntime implements AutoCloseable {
       router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
     }
     this.analyzer =
-        new RequestAnalyzer(config, () -> tokenizer, routingMetrics, index::otherBlockSizes);
+        new RequestAnalyzer(config, tokenizer::get, routingMetrics, index::otherBlockSizes);
     this.transport = parts.transport(config);
     this.transport.bindTo(registry);
     this.transport.start(ingest);
@@ -150,68 +142,6 @@ public final class RouterRuntime implements AutoCloseable {
               .start();
     } else {
       this.health = null;
-    }
-  }
-
-  /**
-   * Loads the tokenizer. A local tokenizer whose files are missing does not stop the router: it
-   * stays not ready, saying which file it looked for (logged once), and retries every {@link
-   * #TOKENIZER_RETRY_SECONDS} s, so a cache filled after the start is picked up without a restart.
-   *
-   * @return the retrying thread, or null when the tokenizer loaded (or is not local)
-   */
-  private java.util.concurrent.ScheduledExecutorService loadTokenizer(
-      RouterConfig config, Parts parts) throws Exception {
-    try {
-      this.tokenizer = parts.tokenizer(config);
-      return null;
-    } catch (TokenizerException e) {
-      if (config.tokenizer().mode() != RouterConfig.TokenizerMode.LOCAL) {
-        throw e;
-      }
-      tokenizerProblem = e.getMessage();
-      log.error(
-          "tokenizer not loaded, router not ready until it is (retrying every {} s): {}",
-          TOKENIZER_RETRY_SECONDS,
-          e.getMessage());
-    }
-    java.util.concurrent.ScheduledExecutorService retry =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "infera-tokenizer-retry");
-              t.setDaemon(true);
-              return t;
-            });
-    retry.scheduleWithFixedDelay(
-        () -> retryTokenizer(config, parts, retry),
-        TOKENIZER_RETRY_SECONDS,
-        TOKENIZER_RETRY_SECONDS,
-        java.util.concurrent.TimeUnit.SECONDS);
-    return retry;
-  }
-
-  /** How often a local tokenizer that failed to load is tried again. */
-  static final long TOKENIZER_RETRY_SECONDS = 5;
-
-  private void retryTokenizer(
-      RouterConfig config, Parts parts, java.util.concurrent.ScheduledExecutorService retry) {
-    if (shuttingDown) {
-      retry.shutdown();
-      return;
-    }
-    try {
-      PromptTokenizer loaded = parts.tokenizer(config);
-      tokenizer = loaded;
-      tokenizerProblem = null;
-      log.info("tokenizer loaded source={}", config.tokenizer().path());
-      retry.shutdown();
-    } catch (Exception e) {
-      String message = e.getMessage();
-      if (!java.util.Objects.equals(message, tokenizerProblem)) {
-        // Logged again only when the reason changes (a cache half filled, then complete).
-        log.error("tokenizer still not loaded: {}", message);
-        tokenizerProblem = message;
-      }
     }
   }
 
@@ -255,7 +185,7 @@ public final class RouterRuntime implements AutoCloseable {
     if (shuttingDown) {
       reasons.add("shutting down");
     }
-    String tok = tokenizerProblem;
+    String tok = tokenizer.problem();
     if (tok != null) {
       reasons.add("tokenizer: " + tok);
     }
@@ -312,12 +242,12 @@ public final class RouterRuntime implements AutoCloseable {
 
   /** The local tokenizer; null in engine mode and while {@link #tokenizerProblem()} is set. */
   public PromptTokenizer tokenizer() {
-    return tokenizer;
+    return tokenizer.get();
   }
 
   /** Why the local tokenizer is not loaded yet (the file looked for), or null. */
   public String tokenizerProblem() {
-    return tokenizerProblem;
+    return tokenizer.problem();
   }
 
   public PrefixIndex index() {
@@ -364,9 +294,6 @@ public final class RouterRuntime implements AutoCloseable {
   @Override
   public void close() {
     shuttingDown = true;
-    if (tokenizerRetry != null) {
-      tokenizerRetry.shutdownNow();
-    }
     if (sharedLoad != null) {
       sharedLoad.close();
     }
@@ -376,9 +303,6 @@ public final class RouterRuntime implements AutoCloseable {
     discovery.close();
     transport.close();
     ingest.close();
-    PromptTokenizer tok = tokenizer;
-    if (tok != null && ownsTokenizer) {
-      tok.close();
-    }
+    tokenizer.close();
   }
 }

@@ -12,7 +12,6 @@ import io.infera.router.http.RouterHarness;
 import io.infera.router.http.StubEngine;
 import io.infera.router.json.Json;
 import io.infera.router.runtime.DefaultParts;
-import io.infera.router.runtime.RouterRuntime;
 import io.infera.router.tokenize.TestTokenizers;
 import io.vertx.core.Vertx;
 import java.io.PrintWriter;
@@ -54,7 +53,8 @@ class TokenizerMissingIT {
   @SuppressWarnings("unchecked")
   void notReadyNamingTheMissingFileThenReadyOnceTheCacheIsFilled() throws Exception {
     Path expected = hfHome.resolve("hub/models--acme--tiny/snapshots/main/tokenizer.json");
-    Logger logger = (Logger) LoggerFactory.getLogger(RouterRuntime.class);
+    // The runtime's tokenizer slot logs the load failures.
+    Logger logger = (Logger) LoggerFactory.getLogger("io.infera.router.runtime.TokenizerSlot");
     ListAppender<ILoggingEvent> logs = new ListAppender<>();
     logs.start();
     logger.addAppender(logs);

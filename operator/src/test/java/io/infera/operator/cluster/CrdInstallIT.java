@@ -62,8 +62,11 @@ class CrdInstallIT {
             .replace(
                 "name: \"inferadeployments.infera.io\"",
                 "name: \"inferadeployments.crdcheck.infera.io\"")
-            .replace("group: \"infera.io\"", "group: \"crdcheck.infera.io\"");
-    assertThat(text).contains("crdcheck.infera.io\"\n");
+            .replace("group: \"infera.io\"", "group: \"crdcheck.infera.io\"")
+            // A short name of its own: with "idep" twice, kubectl's discovery (cached for the
+            // whole run) could resolve the other tests' "idep" to this copy.
+            .replace("- \"idep\"", "- \"idepcheck\"");
+    assertThat(text).contains("crdcheck.infera.io\"\n").contains("- \"idepcheck\"");
     Instant start = Instant.now();
     InstallTools.Run r =
         Kubectl.run(cluster, "create", "-f", Kubectl.file("crd-copy", text).toString());
@@ -82,7 +85,7 @@ class CrdInstallIT {
               + Duration.between(start, Instant.now()).toMillis()
               + " ms");
     } finally {
-      Kubectl.run(cluster, "delete", "crd", "inferadeployments.crdcheck.infera.io", "--wait=false");
+      Kubectl.run(cluster, "delete", "crd", "inferadeployments.crdcheck.infera.io");
     }
   }
 

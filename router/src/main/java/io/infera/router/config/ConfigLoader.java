@@ -196,7 +196,8 @@ public final class ConfigLoader {
         "events",
         "discovery",
         "limits",
-        "listen");
+        "listen",
+        "index");
     String apiVersion = n.string("apiVersion", "infera.io/v1alpha1");
     if (!apiVersion.equals("infera.io/v1alpha1")) {
       throw new ConfigException("apiVersion: expected infera.io/v1alpha1, got " + apiVersion);
@@ -252,7 +253,7 @@ public final class ConfigLoader {
     }
 
     ConfigNode ev = n.child("events");
-    ev.only("transport", "nats", "inprocBus");
+    ev.only("transport", "nats", "inprocBus", "resetsPerMinute", "resetsBurst");
     Transport transport = ev.enumValue("transport", Transport.class, Transport.ZMQ);
     ConfigNode nats = ev.child("nats");
     nats.only("url", "stream", "subjectPrefix", "snapshotBucket", "shareLoad");
@@ -347,10 +348,26 @@ public final class ConfigLoader {
         new RouterConfig.Listen(
             listen.string("host", "0.0.0.0"), (int) listen.integer("port", 8000, 0, 65535));
 
+    RouterConfig.Index index = index(n.child("index"), ev);
+
     return new Loaded(
         new RouterConfig(
-            model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg),
+            model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg, index),
         unknown.result());
+  }
+
+  /** {@code index.*} and {@code events.resets*}: the prefix index's caps and reset rate. */
+  private static RouterConfig.Index index(ConfigNode idx, ConfigNode ev) throws ConfigException {
+    idx.only("maxBlocksPerSource", "maxBlocks");
+    RouterConfig.Index d = RouterConfig.Index.defaults();
+    long perSource = idx.integer("maxBlocksPerSource", d.maxBlocksPerSource(), 1, 1L << 30);
+    long total = idx.integer("maxBlocks", d.maxBlocks(), 1, 1L << 34);
+    double perMinute = ev.number("resetsPerMinute", d.resetsPerMinute());
+    if (!(perMinute > 0) || perMinute > 1e6) {
+      throw new ConfigException("events.resetsPerMinute: " + perMinute + " is outside (0, 1e6]");
+    }
+    int burst = (int) ev.integer("resetsBurst", d.resetsBurst(), 1, 1000);
+    return new RouterConfig.Index(perSource, total, perMinute, burst);
   }
 
   /**

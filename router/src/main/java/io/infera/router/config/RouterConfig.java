@@ -19,10 +19,26 @@ public record RouterConfig(
     Events events,
     Discovery discovery,
     Limits limits,
-    Listen listen) {
+    Listen listen,
+    Index index) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
+    index = index == null ? Index.defaults() : index;
+  }
+
+  /** A config with the default index limits. */
+  public RouterConfig(
+      String model,
+      List<String> loraAdapters,
+      int pageSize,
+      Tokenizer tokenizer,
+      PolicyConfig policy,
+      Events events,
+      Discovery discovery,
+      Limits limits,
+      Listen listen) {
+    this(model, loraAdapters, pageSize, tokenizer, policy, events, discovery, limits, listen, null);
   }
 
   /** How the router tokenizes: {@code local} (its own tokenizer) or {@code engine}. */
@@ -125,4 +141,24 @@ public record RouterConfig(
       long breakerMaxCooldownMs) {}
 
   public record Listen(String host, int port) {}
+
+  /**
+   * What the prefix index holds and how often a worker may wipe its views (keys {@code
+   * index.maxBlocksPerSource}, {@code index.maxBlocks}, {@code events.resetsPerMinute}, {@code
+   * events.resetsBurst}; see {@code io.infera.router.kv.IndexLimits}).
+   */
+  public record Index(
+      long maxBlocksPerSource, long maxBlocks, double resetsPerMinute, int resetsBurst) {
+
+    public static Index defaults() {
+      io.infera.router.kv.IndexLimits d = io.infera.router.kv.IndexLimits.defaults();
+      return new Index(d.maxBlocksPerSource(), d.maxBlocks(), d.resetsPerMinute(), d.resetsBurst());
+    }
+
+    /** As the index's limits. */
+    public io.infera.router.kv.IndexLimits limits() {
+      return new io.infera.router.kv.IndexLimits(
+          maxBlocksPerSource, maxBlocks, resetsPerMinute, resetsBurst);
+    }
+  }
 }

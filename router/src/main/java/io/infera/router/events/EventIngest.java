@@ -1,5 +1,6 @@
 package io.infera.router.events;
 
+import io.infera.router.kv.DropReason;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.EventDecodeException;
 import io.infera.router.kv.KvEventDecoder;
@@ -12,7 +13,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Clock;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * The index's single writer: transports enqueue raw messages; one thread (named {@code
  * infera-kv-writer}) decodes them and applies them to the {@link PrefixIndex}, together with the
  * fleet's purges and snapshot seeds, in arrival order. Messages and snapshots of workers discovery
- * does not (or no longer) know are dropped, so a late message cannot resurrect a purged worker.
+ * does not (or no longer) know are dropped, so a late message cannot resurrect a purged worker; so
+ * are those of a rank at or above the worker's data-parallel size ({@link
+ * DropReason#RANK_OUT_OF_RANGE}), so a forged rank cannot make the index grow a view.
  *
  * <p>It also keeps each known worker's event lag (engine batch timestamp to application) and binds
  * it as {@code infera.kv.event.lag} per worker.
@@ -38,6 +41,9 @@ import org.slf4j.LoggerFactory;
 public final class EventIngest implements EventSink, MeterBinder, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(EventIngest.class);
+
+  /** Largest data-parallel size (the config's bound), assumed when discovery gives none. */
+  public static final int MAX_DP_SIZE = 1024;
 
   private sealed interface Command {}
 
@@ -51,7 +57,8 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
 
   private record Seed(WorkerId worker, int rank, ViewSnapshot snapshot) implements Command {}
 
-  private record Workers(Set<WorkerId> current, Set<WorkerId> purge) implements Command {}
+  /** Discovery's workers with their data-parallel sizes, and the ones to purge. */
+  private record Workers(Map<WorkerId, Integer> current, Set<WorkerId> purge) implements Command {}
 
   private record Flush(CompletableFuture<Void> done) implements Command {}
 
@@ -87,7 +94,8 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
   // Written by workers() (the caller's thread) and, for values, the writer thread.
   private final Map<WorkerId, Lag> lags = new ConcurrentHashMap<>();
   private volatile MeterRegistry registry;
-  private Set<WorkerId> known = new HashSet<>();
+  // Writer thread: discovered workers and their data-parallel sizes.
+  private Map<WorkerId, Integer> known = new HashMap<>();
   private volatile boolean closed;
 
   /**
@@ -143,6 +151,19 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
    * (in order with the messages already queued).
    */
   public void workers(Set<WorkerId> current, Set<WorkerId> removed) {
+    Map<WorkerId, Integer> sizes = new HashMap<>();
+    for (WorkerId w : current) {
+      sizes.put(w, MAX_DP_SIZE);
+    }
+    workers(sizes, removed);
+  }
+
+  /**
+   * As {@link #workers(Set, Set)} with each worker's data-parallel size: batches and snapshots of
+   * ranks at or above it are dropped ({@link DropReason#RANK_OUT_OF_RANGE}).
+   */
+  public void workers(Map<WorkerId, Integer> dpSizes, Set<WorkerId> removed) {
+    Set<WorkerId> current = dpSizes.keySet();
     for (WorkerId w : removed) {
       Lag l = lags.remove(w);
       MeterRegistry r = registry;
@@ -157,7 +178,7 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
         bindLag(w, l);
       }
     }
-    enqueue(new Workers(Set.copyOf(current), Set.copyOf(removed)));
+    enqueue(new Workers(Map.copyOf(dpSizes), Set.copyOf(removed)));
   }
 
   /** Binds {@code infera.kv.event.lag} of every worker known now and later. */
@@ -264,7 +285,7 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
         if (c instanceof Message m) {
           apply(m);
         } else if (c instanceof Workers w) {
-          known = new HashSet<>(w.current());
+          known = new HashMap<>(w.current());
           for (WorkerId gone : w.purge()) {
             index.purge(gone);
             applied.remove(gone);
@@ -287,9 +308,20 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
   }
 
   private void seed(Seed s) {
-    if (!known.contains(s.worker())) {
+    Integer dp = known.get(s.worker());
+    if (dp == null) {
       rejectedSnapshots.incrementAndGet();
       log.debug("kv seed dropped, unknown worker={} rank={}", s.worker(), s.rank());
+      return;
+    }
+    if (s.rank() < 0 || s.rank() >= dp) {
+      rejectedSnapshots.incrementAndGet();
+      index.reject(s.worker(), DropReason.RANK_OUT_OF_RANGE);
+      log.debug(
+          "kv seed dropped, rank out of range worker={} rank={} dp_size={}",
+          s.worker(),
+          s.rank(),
+          dp);
       return;
     }
     if (!index.acceptsSnapshot(new SourceId(s.worker(), s.rank()), s.snapshot())) {
@@ -315,7 +347,8 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
   }
 
   private void apply(Message m) {
-    if (!known.contains(m.worker())) {
+    Integer dp = known.get(m.worker());
+    if (dp == null) {
       unknownSource.incrementAndGet();
       return;
     }
@@ -347,6 +380,15 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
             batch.dpRank());
       }
       batch = batch.withRank(m.rank());
+    }
+    if (batch.rank() >= dp) {
+      index.reject(m.worker(), DropReason.RANK_OUT_OF_RANGE);
+      log.debug(
+          "kv batch dropped, rank out of range worker={} rank={} dp_size={}",
+          m.worker(),
+          batch.rank(),
+          dp);
+      return;
     }
     index.apply(m.worker(), msg.seq(), batch);
     applied.computeIfAbsent(m.worker(), w -> new AtomicLong()).incrementAndGet();

@@ -9,5 +9,10 @@ public enum ApplyOutcome {
   /** Sequence went down: the engine restarted; the source's view was cleared, then applied. */
   RESTARTED,
   /** Sequence already applied: skipped. */
-  DUPLICATE
+  DUPLICATE,
+  /**
+   * Sequence went down but the source's resets are rate-limited ({@link IndexLimits}): the batch
+   * was dropped, the view kept and marked degraded.
+   */
+  RESET_REFUSED
 }

@@ -31,7 +31,21 @@ public enum DropReason {
   /** Events on a lower cache tier (CPU, disk, …): kept out of device matching. */
   LOWER_TIER,
   /** Events of a non-full-attention KV-cache group: kept out of prefix matching. */
-  NON_FULL_ATTENTION;
+  NON_FULL_ATTENTION,
+  /**
+   * A batch or snapshot of a rank the worker does not have (at or above its discovered
+   * data-parallel size): dropped whole, no view is created for it.
+   */
+  RANK_OUT_OF_RANGE,
+  /** Blocks not stored because their source's view is at {@code index.maxBlocksPerSource}. */
+  SOURCE_FULL,
+  /** Blocks not stored because all views together are at {@code index.maxBlocks}. */
+  INDEX_FULL,
+  /**
+   * A reset (sequence down, {@code AllBlocksCleared}, another block size) refused because the
+   * source used up its {@code events.resetsBurst}; the view is kept and marked degraded.
+   */
+  RESET_RATE_LIMITED;
 
   /** Metric label: the name in lower case. */
   public String label() {

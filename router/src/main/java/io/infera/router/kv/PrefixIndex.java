@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
 
 /**
  * Every worker's cached-block set, as router hashes, and the prefix match over all of them.
@@ -35,6 +35,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * #MAX_BLOCK_SIZES} distinct sizes (the page size included) are in use at once, each in {@code [1,
  * }{@link #MAX_BLOCK_SIZE}{@code ]}; stores beyond that are dropped ({@code block_size_mismatch}).
  *
+ * <p>Bounds ({@link IndexLimits}): a view holds at most {@code maxBlocksPerSource} blocks and all
+ * views together {@code maxBlocks}; stores past either are refused and counted, never evicted, so
+ * reference counts stay exact. Resets (sequence down, {@code AllBlocksCleared}, another block size)
+ * of a non-empty view are rate-limited per source. Memory: {@link #heapBytes}.
+ *
  * <p>Threading: {@link #apply}, {@link #purge}, {@link #resync} and {@link #viewHashes} belong to
  * one writer thread. {@link #match}, {@link #stats} and {@link #blocks} may be called from any
  * thread at any time; they take no lock and never block on the writer.
@@ -48,6 +53,25 @@ public final class PrefixIndex {
 
   /** Largest block size accepted from an event or snapshot (vLLM hybrid models reach 1,000s). */
   public static final int MAX_BLOCK_SIZE = 16_384;
+
+  /**
+   * Heap bytes per block (a (engine block, source) entry) the index may take at worst in a fleet of
+   * at most 64 sources, blocks not shared between sources: the source's map (16 bytes per slot at a
+   * load down to 1/2) plus the shared table's slot (key and one bitset word, the same), and the
+   * 1.5× growth of the largest table while both generations are live. Measured: 56.7 bytes at 1 M
+   * entries ({@code IndexMemoryBench}, {@code IndexSizingTest}).
+   */
+  public static final long BYTES_PER_BLOCK = 80;
+
+  /** Extra heap bytes per block for each further 64 sources (the shared bitsets widen a word). */
+  public static final long BYTES_PER_BLOCK_PER_64_SOURCES = 24;
+
+  /**
+   * Heap a router needs besides its index (request bodies being analysed, tokenizer output, chat
+   * templates, the approximate index, Vert.x buffers): the operator sizes router memory as this
+   * plus {@link #heapBytes} of the configured cap, divided by the heap fraction.
+   */
+  public static final long HEAP_RESERVE_BYTES = 448L << 20;
 
   private static final long NO_SEQ = Long.MIN_VALUE;
   private static final int[] NO_SIZES = {};
@@ -80,11 +104,17 @@ public final class PrefixIndex {
     volatile long publishedSeq = NO_SEQ;
     volatile boolean degraded;
     volatile long batches;
+    // Reset bucket: tokens as of resetRefillAt (nanos); views wiped so far.
+    double resetTokens;
+    long resetRefillAt;
+    volatile long resets;
 
-    Source(SourceId id, int slot, BlockHasher pageHasher) {
+    Source(SourceId id, int slot, BlockHasher pageHasher, double resetTokens, long now) {
       this.id = id;
       this.slot = slot;
       this.hasher = pageHasher;
+      this.resetTokens = resetTokens;
+      this.resetRefillAt = now;
     }
   }
 
@@ -101,31 +131,69 @@ public final class PrefixIndex {
       long[][] otherActive) {}
 
   private final int pageSize;
+  private final IndexLimits limits;
+  private final LongSupplier nanoClock;
   private final BlockHasher hasher;
   private final BlockTable table = new BlockTable();
   private final Map<SourceId, Source> sources = new HashMap<>();
   private final List<Source> bySlot = new ArrayList<>();
   private final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
-  private final Map<WorkerId, AtomicLong> decodeErrors = new ConcurrentHashMap<>();
+  // Drops of a worker not tied to one of its views (decode errors, ranks out of range).
+  private final Map<WorkerId, AtomicLongArray> workerDrops = new ConcurrentHashMap<>();
   private final Map<Integer, BlockHasher> hashers = new HashMap<>();
   private volatile Slots slots =
       new Slots(new Source[0], new SourceId[0], new long[1], new long[1], NO_SIZES, NO_MASKS);
   // Writer-only scratch for a batch's router hashes, and a sink that keeps touches alive.
   private long[] scratch = new long[BATCH];
   private long sink;
+  // Blocks held by all views (writer), and as published for readers.
+  private long held;
+  private volatile long publishedHeld;
 
   /**
    * @param pageSize the block size every source is expected to use (a source may turn out to use
    *     another); the unit of {@link MatchResult} hits
    */
   public PrefixIndex(int pageSize) {
+    this(pageSize, IndexLimits.trusted(), System::nanoTime);
+  }
+
+  /**
+   * @param limits caps and the reset rate ({@link IndexLimits#defaults()} for a router)
+   * @param nanoClock {@link System#nanoTime()} or a test clock, for the reset buckets
+   */
+  public PrefixIndex(int pageSize, IndexLimits limits, LongSupplier nanoClock) {
     this.pageSize = pageSize;
+    this.limits = limits;
+    this.nanoClock = nanoClock;
     this.hasher = new BlockHasher(pageSize);
     hashers.put(pageSize, hasher);
   }
 
   public int pageSize() {
     return pageSize;
+  }
+
+  public IndexLimits limits() {
+    return limits;
+  }
+
+  /**
+   * Heap bytes an index holding {@code blocks} blocks over {@code sources} sources may take at
+   * worst: the sizing rule of docs/operations.md ("Sizing the index").
+   */
+  public static long heapBytes(long blocks, int sources) {
+    long widen = Math.max(0, (sources - 1) / 64);
+    return blocks * (BYTES_PER_BLOCK + widen * BYTES_PER_BLOCK_PER_64_SOURCES);
+  }
+
+  /**
+   * The heap a router with index cap {@code maxBlocks} over {@code sources} sources needs: {@link
+   * #HEAP_RESERVE_BYTES} plus {@link #heapBytes}. The container's memory is this divided by the
+   * heap fraction ({@code -XX:MaxRAMPercentage}).
+   */
+  public static long routerHeapBytes(long maxBlocks, int sources) {
+    return HEAP_RESERVE_BYTES + heapBytes(maxBlocks, sources);
   }
 
   /** Whether {@code size} can be a block size at all: in {@code [1, MAX_BLOCK_SIZE]}. */
@@ -158,6 +226,11 @@ public final class PrefixIndex {
           count(src, DropReason.DUPLICATE_BATCH, 1);
           return ApplyOutcome.DUPLICATE;
         } else if (seq < src.lastSeq) {
+          if (!allowReset(src)) {
+            // Kept whole: the batch is dropped and the sequence not taken, so the next one of the
+            // restarted engine is another reset attempt.
+            return ApplyOutcome.RESET_REFUSED;
+          }
           clearView(src);
           src.degraded = false;
           outcome = ApplyOutcome.RESTARTED;
@@ -178,12 +251,13 @@ public final class PrefixIndex {
         stored(src, s);
       } else if (e instanceof BlockRemoved r) {
         removed(src, r);
-      } else if (e instanceof AllBlocksCleared) {
+      } else if (e instanceof AllBlocksCleared && allowReset(src)) {
         clearView(src);
       }
     }
     src.publishedBlocks = src.blocks;
     src.batches = src.batches + 1;
+    publishedHeld = held;
     return outcome;
   }
 
@@ -246,9 +320,24 @@ public final class PrefixIndex {
     }
     long[] routers = snapshot.routerHashes();
     long[] engines = snapshot.engineHashes();
+    long sourceFull = 0;
+    long indexFull = 0;
     for (int i = 0; i < routers.length; i++) {
-      store(src, engines[i], routers[i]);
+      if (!store(src, engines[i], routers[i])) {
+        if (fullReason(src) == DropReason.SOURCE_FULL) {
+          sourceFull++;
+        } else {
+          indexFull++;
+        }
+      }
     }
+    if (sourceFull > 0) {
+      count(src, DropReason.SOURCE_FULL, sourceFull);
+    }
+    if (indexFull > 0) {
+      count(src, DropReason.INDEX_FULL, indexFull);
+    }
+    publishedHeld = held;
     src.lastSeq = snapshot.engineSeq();
     src.publishedSeq = snapshot.engineSeq();
     src.degraded = false;
@@ -257,13 +346,24 @@ public final class PrefixIndex {
 
   /** Writer: counts a payload from {@code worker} that could not be decoded. */
   public void recordDecodeError(WorkerId worker) {
-    global(DropReason.DECODE_ERROR, 1);
-    decodeErrors.computeIfAbsent(worker, w -> new AtomicLong()).incrementAndGet();
+    reject(worker, DropReason.DECODE_ERROR);
+  }
+
+  /**
+   * Writer: counts a batch or snapshot of {@code worker} dropped before it reached a view (a decode
+   * error, a rank out of range); no source is created for it. Call only for workers discovery
+   * knows: the counts live until {@link #purge}.
+   */
+  public void reject(WorkerId worker, DropReason reason) {
+    global(reason, 1);
+    AtomicLongArray a =
+        workerDrops.computeIfAbsent(worker, w -> new AtomicLongArray(DropReason.values().length));
+    a.incrementAndGet(reason.ordinal());
   }
 
   /** Writer: forgets every source of {@code worker} (it left discovery). */
   public void purge(WorkerId worker) {
-    decodeErrors.remove(worker);
+    workerDrops.remove(worker);
     List<Source> gone = new ArrayList<>();
     for (Source s : sources.values()) {
       if (s.id.worker().equals(worker)) {
@@ -278,6 +378,7 @@ public final class PrefixIndex {
       sources.remove(s.id);
       bySlot.set(s.slot, null);
     }
+    publishedHeld = held;
     publishSlots();
   }
 
@@ -295,6 +396,7 @@ public final class PrefixIndex {
     src.publishedSeq = NO_SEQ;
     src.degraded = false;
     src.publishedBlocks = 0;
+    publishedHeld = held;
   }
 
   /** Writer: the router hashes of a source's view, sorted unsigned (for snapshots and tests). */
@@ -328,7 +430,13 @@ public final class PrefixIndex {
       bySlot.add(null);
     }
     table.ensureSlots(slot + 1);
-    src = new Source(id, slot, hasher);
+    src =
+        new Source(
+            id,
+            slot,
+            hasher,
+            limits.resetsBurst(),
+            limits.limitsResets() ? nanoClock.getAsLong() : 0);
     bySlot.set(slot, src);
     sources.put(id, src);
     publishSlots();
@@ -408,9 +516,16 @@ public final class PrefixIndex {
       count(src, DropReason.TOKEN_COUNT_MISMATCH, 1);
       return;
     }
-    if (newSize && !adoptBlockSize(src, size)) {
-      count(src, DropReason.BLOCK_SIZE_MISMATCH, 1);
-      return;
+    if (newSize) {
+      if (!canAdopt(src, size)) {
+        count(src, DropReason.BLOCK_SIZE_MISMATCH, 1);
+        return;
+      }
+      // A size change wipes the view: a reset like any other.
+      if (src.blockSize != 0 && !allowReset(src)) {
+        return;
+      }
+      adoptBlockSize(src, size);
     }
     if (e.loraId() != null && e.loraName() == null) {
       count(src, DropReason.LORA_WITHOUT_NAME, 1);
@@ -443,7 +558,11 @@ public final class PrefixIndex {
       }
       sink += touched;
       for (int b = from; b < to; b++) {
-        store(src, hashes[b], routers[b]);
+        if (!store(src, hashes[b], routers[b])) {
+          // The rest of the chain would only add to a full view.
+          count(src, fullReason(src), hashes.length - b);
+          return;
+        }
       }
     }
   }
@@ -469,20 +588,48 @@ public final class PrefixIndex {
   }
 
   /**
-   * A full-attention store with a size other than the source's: learn it (first store), or, when
-   * the source had another, clear the view first — the engine restarted with another backend (a
-   * view hashed at the old size can never match the new blocks).
+   * A full-attention store with a size other than the source's, which {@link #canAdopt} allowed:
+   * learn it (first store), or, when the source had another, clear the view first — the engine
+   * restarted with another backend (a view hashed at the old size can never match the new blocks).
    */
-  private boolean adoptBlockSize(Source src, int size) {
-    if (!canAdopt(src, size)) {
-      return false;
-    }
+  private void adoptBlockSize(Source src, int size) {
     if (src.blockSize != 0) {
       clearView(src);
       src.blockSizeChanges = src.blockSizeChanges + 1;
     }
     setBlockSize(src, size);
+  }
+
+  /**
+   * Whether a reset of {@code src} may wipe its view now: always when the view is empty (nothing to
+   * lose) or resets are not limited; else when its bucket has a token (taken). A refused reset is
+   * counted and marks the source degraded.
+   */
+  private boolean allowReset(Source src) {
+    if (src.engineToRouter.isEmpty()) {
+      return true;
+    }
+    if (limits.limitsResets()) {
+      long now = nanoClock.getAsLong();
+      double refill = (now - src.resetRefillAt) * (limits.resetsPerMinute() / 60e9);
+      src.resetTokens = Math.min(limits.resetsBurst(), src.resetTokens + Math.max(0, refill));
+      src.resetRefillAt = now;
+      if (src.resetTokens < 1) {
+        count(src, DropReason.RESET_RATE_LIMITED, 1);
+        src.degraded = true;
+        return false;
+      }
+      src.resetTokens -= 1;
+    }
+    src.resets = src.resets + 1;
     return true;
+  }
+
+  /** The cap a refused store of {@code src} ran into. */
+  private DropReason fullReason(Source src) {
+    return src.engineToRouter.size() >= limits.maxBlocksPerSource()
+        ? DropReason.SOURCE_FULL
+        : DropReason.INDEX_FULL;
   }
 
   private void setBlockSize(Source src, int size) {
@@ -495,17 +642,28 @@ public final class PrefixIndex {
     }
   }
 
-  private void store(Source src, long engine, long router) {
-    if (!src.engineToRouter.putIfAbsent(engine, router)) {
+  /**
+   * Stores one (engine, router) pair; false when a cap refused it (nothing changed: the caller
+   * counts it). Another reference to a held engine hash is always taken: it costs no entry.
+   */
+  private boolean store(Source src, long engine, long router) {
+    LongLongMap map = src.engineToRouter;
+    if ((map.size() >= limits.maxBlocksPerSource() || held >= limits.maxBlocks())
+        && !map.containsKey(engine)) {
+      return false;
+    }
+    if (!map.putIfAbsent(engine, router)) {
       // Same block stored again: one more reference, never a second view entry.
       src.extraRefs.addTo(engine, 1);
-      return;
+      return true;
     }
+    held++;
     if (table.set(router, src.slot)) {
       src.blocks++;
     } else {
       src.routerDups.addTo(router, 1);
     }
+    return true;
   }
 
   private void removed(Source src, BlockRemoved e) {
@@ -542,6 +700,7 @@ public final class PrefixIndex {
         }
         long router = map.valueAt(at);
         map.removeAt(at);
+        held--;
         if (!src.routerDups.isEmpty() && src.routerDups.containsKey(router)) {
           src.routerDups.addTo(router, -1);
           continue;
@@ -571,6 +730,7 @@ public final class PrefixIndex {
 
   private void clearView(Source src) {
     int slot = src.slot;
+    held -= src.engineToRouter.size();
     src.engineToRouter.forEach((engine, router) -> table.clear(router, slot));
     src.engineToRouter.clear();
     src.extraRefs.clear();
@@ -601,9 +761,34 @@ public final class PrefixIndex {
         n += src.dropped.get(reason.ordinal());
       }
     }
-    if (reason == DropReason.DECODE_ERROR) {
-      AtomicLong d = decodeErrors.get(worker);
-      n += d == null ? 0 : d.get();
+    AtomicLongArray d = workerDrops.get(worker);
+    return d == null ? n : n + d.get(reason.ordinal());
+  }
+
+  /**
+   * Any thread: resets that wiped a non-empty view of {@code worker}'s current sources (refused
+   * ones are {@link DropReason#RESET_RATE_LIMITED} drops).
+   */
+  public long resets(WorkerId worker) {
+    long n = 0;
+    for (Source src : slots.sources) {
+      if (src != null && src.id.worker().equals(worker)) {
+        n += src.resets;
+      }
+    }
+    return n;
+  }
+
+  /** Any thread: blocks held by all views, as of the last applied batch (at most the cap). */
+  public long heldBlocks() {
+    return publishedHeld;
+  }
+
+  /** Writer: blocks held by all views now (tests: the invariant behind {@link #heldBlocks}). */
+  long heldBlocksExact() {
+    long n = 0;
+    for (Source s : sources.values()) {
+      n += s.engineToRouter.size();
     }
     return n;
   }

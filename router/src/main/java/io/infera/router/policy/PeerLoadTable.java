@@ -20,6 +20,14 @@ import java.util.function.LongSupplier;
  * replica not heard from within the expiry, or that left, stops counting. Plain Java: the clock is
  * injected and the wire belongs to the caller ({@code io.infera.router.events.nats.SharedLoad}).
  *
+ * <p>Bounds, since a report is outside input: at most {@link #MAX_REPLICAS} replicas (others are
+ * ignored until some expire), each with at most {@code maxWorkersPerReplica} workers, and once
+ * {@link #workers} was called only workers discovery knows (others are ignored, and forgotten when
+ * they leave). A report's totals are clamped to {@link #MAX_ACTIVE_BLOCKS} and {@link
+ * #MAX_IN_FLIGHT} per replica and worker, and a worker's sum over all replicas to {@link
+ * #MAX_SUM_ACTIVE_BLOCKS} and {@link #MAX_SUM_IN_FLIGHT}: sums never overflow, and forged totals
+ * can add at most that much load to a worker. Clamps and ignored workers are counted.
+ *
  * <p>Threads: reports and expiry under one lock (the caller's receiving and ticking threads);
  * {@link #remote} from any thread without locking.
  */
@@ -27,6 +35,18 @@ public final class PeerLoadTable {
 
   /** Replicas tracked at most (more are ignored until some expire). */
   public static final int MAX_REPLICAS = 1024;
+
+  /** Largest active-blocks total one replica may report for one worker (larger is clamped). */
+  public static final long MAX_ACTIVE_BLOCKS = 1L << 22;
+
+  /** Largest in-flight total one replica may report for one worker (larger is clamped). */
+  public static final int MAX_IN_FLIGHT = 1 << 16;
+
+  /** Largest active-blocks sum over all replicas a pick sees for one worker. */
+  public static final long MAX_SUM_ACTIVE_BLOCKS = 1L << 24;
+
+  /** Largest in-flight sum over all replicas a pick sees for one worker. */
+  public static final int MAX_SUM_IN_FLIGHT = 1 << 20;
 
   /** What a report did. */
   public enum Outcome {
@@ -46,6 +66,9 @@ public final class PeerLoadTable {
 
   private record Slot(long seq, long activeBlocks, int inFlight) {}
 
+  /** A worker's exact sums over all replicas (may exceed the read clamp, never overflows). */
+  private record Sum(long activeBlocks, long inFlight, WorkerLoad clamped) {}
+
   /**
    * A replica dropped for silence.
    *
@@ -59,8 +82,13 @@ public final class PeerLoadTable {
   private final Object lock = new Object();
   private final Map<Long, Peer> peers = new HashMap<>();
   // Per worker, the sum of all peers' totals; written under lock, read lock-free by picks.
-  private final Map<WorkerId, WorkerLoad> sums = new ConcurrentHashMap<>();
+  private final Map<WorkerId, Sum> sums = new ConcurrentHashMap<>();
   private final LongAdder expired = new LongAdder();
+  private final LongAdder clamped = new LongAdder();
+  private final LongAdder unknownWorkers = new LongAdder();
+  private final LongAdder ignoredReplicas = new LongAdder();
+  // Workers discovery knows; null until the first workers() call (then every worker is taken).
+  private Set<WorkerId> known;
   private boolean closed;
 
   /**
@@ -79,8 +107,48 @@ public final class PeerLoadTable {
 
   /** The other replicas' in-flight load on {@code worker} (no recent part), idle when none. */
   public WorkerLoad remote(WorkerId worker) {
-    WorkerLoad l = sums.get(worker);
-    return l == null ? WorkerLoad.IDLE : l;
+    Sum l = sums.get(worker);
+    return l == null ? WorkerLoad.IDLE : l.clamped();
+  }
+
+  /**
+   * The workers discovery knows now: reports on others are ignored from now on, and what replicas
+   * reported on workers no longer known is forgotten.
+   */
+  public void workers(Set<WorkerId> current) {
+    synchronized (lock) {
+      known = Set.copyOf(current);
+      for (Peer p : peers.values()) {
+        for (Iterator<Map.Entry<WorkerId, Slot>> it = p.workers.entrySet().iterator();
+            it.hasNext(); ) {
+          Map.Entry<WorkerId, Slot> w = it.next();
+          if (!known.contains(w.getKey())) {
+            addToSum(w.getKey(), w.getValue(), -1);
+            it.remove();
+          }
+        }
+      }
+    }
+  }
+
+  /** Report totals clamped to {@link #MAX_ACTIVE_BLOCKS} or {@link #MAX_IN_FLIGHT} so far. */
+  public long clamped() {
+    return clamped.sum();
+  }
+
+  /** Report entries on workers discovery does not know, ignored so far. */
+  public long unknownWorkers() {
+    return unknownWorkers.sum();
+  }
+
+  /** Reports of a new replica ignored because {@link #MAX_REPLICAS} were counted. */
+  public long ignoredReplicas() {
+    return ignoredReplicas.sum();
+  }
+
+  /** Workers with a non-zero sum now (tests: bounded by the known workers). */
+  public int workersWithLoad() {
+    return sums.size();
   }
 
   /** Replicas counted now. */
@@ -187,6 +255,7 @@ public final class PeerLoadTable {
     Outcome o = Outcome.APPLIED;
     if (p == null) {
       if (peers.size() >= MAX_REPLICAS) {
+        ignoredReplicas.increment();
         return Outcome.IGNORED;
       }
       p = new Peer();
@@ -198,6 +267,10 @@ public final class PeerLoadTable {
   }
 
   private void apply(Peer p, LoadTracker.Change c) {
+    if (known != null && !known.contains(c.worker())) {
+      unknownWorkers.increment();
+      return;
+    }
     Slot old = p.workers.get(c.worker());
     if (old != null && old.seq() > c.seq()) {
       return; // a newer change already arrived
@@ -205,7 +278,12 @@ public final class PeerLoadTable {
     if (old == null && p.workers.size() >= maxWorkersPerReplica) {
       return;
     }
-    Slot now = new Slot(c.seq(), c.activeBlocks(), c.inFlight());
+    long active = Math.min(Math.max(0, c.activeBlocks()), MAX_ACTIVE_BLOCKS);
+    int inFlight = Math.min(Math.max(0, c.inFlight()), MAX_IN_FLIGHT);
+    if (active != c.activeBlocks() || inFlight != c.inFlight()) {
+      clamped.increment();
+    }
+    Slot now = new Slot(c.seq(), active, inFlight);
     if (old != null) {
       addToSum(c.worker(), old, -1);
     }
@@ -218,13 +296,19 @@ public final class PeerLoadTable {
     if (slot.activeBlocks() == 0 && slot.inFlight() == 0) {
       return;
     }
-    WorkerLoad cur = sums.getOrDefault(worker, WorkerLoad.IDLE);
-    long active = cur.activeBlocks() + sign * slot.activeBlocks();
-    int inFlight = cur.inFlight() + sign * slot.inFlight();
+    // Exact in long: at most MAX_REPLICAS × (2^22, 2^16) per worker, far from overflowing.
+    Sum cur = sums.get(worker);
+    long active = (cur == null ? 0 : cur.activeBlocks()) + sign * slot.activeBlocks();
+    long inFlight = (cur == null ? 0 : cur.inFlight()) + sign * slot.inFlight();
     if (active == 0 && inFlight == 0) {
       sums.remove(worker);
     } else {
-      sums.put(worker, new WorkerLoad(active, 0, inFlight));
+      WorkerLoad read =
+          new WorkerLoad(
+              Math.min(active, MAX_SUM_ACTIVE_BLOCKS),
+              0,
+              (int) Math.min(inFlight, MAX_SUM_IN_FLIGHT));
+      sums.put(worker, new Sum(active, inFlight, read));
     }
   }
 }

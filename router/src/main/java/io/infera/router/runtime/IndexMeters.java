@@ -23,5 +23,11 @@ final class IndexMeters implements MeterBinder {
         .register(registry);
     Gauge.builder("infera.index.degraded.sources", index, i -> i.stats().degradedSources())
         .register(registry);
+    Gauge.builder("infera.index.held.blocks", index, PrefixIndex::heldBlocks)
+        .description("blocks held by all views, capped by index.maxBlocks")
+        .register(registry);
+    Gauge.builder("infera.index.max.blocks", index, i -> i.limits().maxBlocks())
+        .description("index.maxBlocks: stores beyond it are dropped as index_full")
+        .register(registry);
   }
 }

@@ -96,7 +96,8 @@ public final class RouterRuntime implements AutoCloseable {
         .description("RouterConfig keys this router does not know and ignored at start")
         .register(registry);
     this.tokenizer = new TokenizerSlot(config, parts);
-    this.index = new PrefixIndex(config.pageSize());
+    this.index = new PrefixIndex(config.pageSize(), config.index().limits(), System::nanoTime);
+    IndexSizing.check(config.index().limits(), Runtime.getRuntime().maxMemory());
     new IndexMeters(index).bindTo(registry);
     routingMetrics.bindTo(registry);
     this.workerMeters = new WorkerMeters(registry, index, load);
@@ -159,7 +160,12 @@ public final class RouterRuntime implements AutoCloseable {
   private synchronized void onWorkers(List<WorkerInfo> snapshot) {
     Fleet.Change change = fleet.apply(snapshot);
     Set<WorkerId> current = snapshot.stream().map(WorkerInfo::id).collect(Collectors.toSet());
-    ingest.workers(current, new HashSet<>(change.removed()));
+    ingest.workers(
+        snapshot.stream().collect(Collectors.toMap(WorkerInfo::id, WorkerInfo::dpSize, Math::max)),
+        new HashSet<>(change.removed()));
+    if (sharedLoad != null) {
+      sharedLoad.workers(current);
+    }
     transport.workersChanged(change.current());
     for (WorkerId gone : change.removed()) {
       load.forget(gone);

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -121,6 +122,9 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
    * @param fromSelf own messages echoed back and ignored
    * @param malformed messages that did not decode (skipped)
    * @param expired replicas dropped for silence
+   * @param clamped entries whose totals were above {@link PeerLoadTable}'s per-replica caps
+   * @param unknownWorkers entries (and picks) on workers discovery does not know, ignored
+   * @param ignoredReplicas messages of a new replica ignored because the table was full
    */
   public record Stats(
       int replicas,
@@ -129,7 +133,10 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
       long received,
       long fromSelf,
       long malformed,
-      long expired) {}
+      long expired,
+      long clamped,
+      long unknownWorkers,
+      long ignoredReplicas) {}
 
   /** Sends one encoded message to every replica; may throw (counted, never propagated). */
   interface Publisher {
@@ -149,7 +156,10 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
   private final LongAdder fromSelf = new LongAdder();
   private final LongAdder malformed = new LongAdder();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final LongAdder unknownPicks = new LongAdder();
   private volatile long lastHeartbeat = Long.MIN_VALUE;
+  // Workers discovery knows; null until the first workers() call (tests driving it directly).
+  private volatile Set<WorkerId> known;
 
   // The NATS side, set by LoadSharingConnection before anything can use it; null when driven
   // directly (unit tests).
@@ -264,7 +274,20 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
         received.sum(),
         fromSelf.sum(),
         malformed.sum(),
-        peers.expired());
+        peers.expired(),
+        peers.clamped(),
+        peers.unknownWorkers() + unknownPicks.sum(),
+        peers.ignoredReplicas());
+  }
+
+  /**
+   * The workers discovery knows now (the router calls it on every change): other replicas' reports
+   * and picks on any other worker are ignored, so forged ids cannot grow the tables.
+   */
+  public void workers(Set<WorkerId> current) {
+    Set<WorkerId> copy = Set.copyOf(current);
+    known = copy;
+    peers.workers(copy);
   }
 
   /** The {@code load_sharing} object of the admin status, in its order. */
@@ -278,6 +301,9 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     out.put("received", ls.received());
     out.put("malformed", ls.malformed());
     out.put("expired", ls.expired());
+    out.put("clamped", ls.clamped());
+    out.put("unknown_workers", ls.unknownWorkers());
+    out.put("ignored_replicas", ls.ignoredReplicas());
     return out;
   }
 
@@ -293,7 +319,10 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
             "infera.load.sharing.publish.failures", s -> s.stats().publishFailures(),
             "infera.load.sharing.received", s -> s.stats().received(),
             "infera.load.sharing.malformed", s -> s.stats().malformed(),
-            "infera.load.sharing.expired", s -> s.stats().expired());
+            "infera.load.sharing.expired", s -> s.stats().expired(),
+            "infera.load.sharing.clamped", s -> s.stats().clamped(),
+            "infera.load.sharing.unknown.workers", s -> s.stats().unknownWorkers(),
+            "infera.load.sharing.ignored.replicas", s -> s.stats().ignoredReplicas());
     c.forEach((name, f) -> FunctionCounter.builder(name, this, f).register(registry));
   }
 
@@ -333,9 +362,17 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     } else if (m instanceof Update u) {
       o = peers.update(u.replica(), changes(u.entries()));
       if (o != PeerLoadTable.Outcome.IGNORED && settings.remotePicks()) {
+        Set<WorkerId> k = known;
         for (Entry e : u.entries()) {
-          if (e.pick()) {
-            tracker.remotePick(e.worker(), e.charge());
+          if (!e.pick()) {
+            continue;
+          }
+          if (k != null && !k.contains(e.worker())) {
+            unknownPicks.increment();
+          } else {
+            // A pick charges its missed blocks: never more than one replica's active cap.
+            tracker.remotePick(
+                e.worker(), Math.min(e.charge(), (double) PeerLoadTable.MAX_ACTIVE_BLOCKS));
           }
         }
       }

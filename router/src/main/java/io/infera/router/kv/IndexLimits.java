@@ -28,11 +28,11 @@ public record IndexLimits(
   public static final long DEFAULT_MAX_BLOCKS_PER_SOURCE = 1L << 20;
 
   /**
-   * Default {@link #maxBlocks}: 3,000,000, about 229 MiB by {@link PrefixIndex#heapBytes}, so that
-   * with {@link PrefixIndex#HEAP_RESERVE_BYTES} it fits the operator's default router (1 Gi, 70 %
-   * heap = 717 MiB).
+   * Default {@link #maxBlocks}: 1,800,000, at most 247 MiB by {@link PrefixIndex#heapBytes}, so
+   * that with {@link PrefixIndex#HEAP_RESERVE_BYTES} (448 MiB) it fits the operator's default
+   * router: 1 Gi at 70 % heap is 717 MiB, {@link PrefixIndex#routerHeapBytes} is 695 MiB.
    */
-  public static final long DEFAULT_MAX_BLOCKS = 3_000_000L;
+  public static final long DEFAULT_MAX_BLOCKS = 1_800_000L;
 
   /** Default {@link #resetsPerMinute}. */
   public static final double DEFAULT_RESETS_PER_MINUTE = 6;

@@ -5,13 +5,17 @@ package io.infera.router.kv;
  *
  * <p>Linear probing over a table of any size (multiply-shift range reduction after a Fibonacci mix,
  * since engine hashes may be small sequential integers), backward-shift deletion (no tombstones),
- * key 0 kept outside the table. Grows by 1.5× at a load of 3/4, so it holds 16 bytes per slot at a
- * load between 1/2 and 3/4.
+ * key 0 kept outside the table. Grows by 1.5× at a load of 3/4 and shrinks (to a load of 3/8) when
+ * removals take it below 1/4, so it holds 16 bytes per slot at a load between 1/4 and 3/4: its
+ * memory follows what it holds now, not the most it ever held (a view that filled up and emptied
+ * must give the heap back, or caps on what views hold would not bound the heap).
  */
 public final class LongLongMap {
 
   private static final long PHI = 0x9E3779B97F4A7C15L;
   private static final int MIN_CAPACITY = 8;
+  // Below this capacity a table never shrinks: too small to matter, and it would thrash.
+  private static final int SHRINK_FLOOR = 64;
 
   private long[] keys;
   private long[] values;
@@ -157,6 +161,7 @@ public final class LongLongMap {
     return true;
   }
 
+  /** Removes the entry at {@code slot}; slots found before this call are invalid after it. */
   public void removeAt(int slot) {
     if (slot == keys.length) {
       hasZero = false;
@@ -181,6 +186,14 @@ public final class LongLongMap {
     k[hole] = 0;
     v[hole] = 0;
     size--;
+    if (size < (capacity >> 2) && capacity > SHRINK_FLOOR) {
+      rehash(Math.max(SHRINK_FLOOR, capacityFor(2 * size)));
+    }
+  }
+
+  /** Slots in the table now (tests: memory follows the size). */
+  int capacity() {
+    return capacity;
   }
 
   public void clear() {

@@ -55,16 +55,21 @@ public final class PrefixIndex {
   public static final int MAX_BLOCK_SIZE = 16_384;
 
   /**
-   * Heap bytes per block (a (engine block, source) entry) the index may take at worst in a fleet of
-   * at most 64 sources, blocks not shared between sources: the source's map (16 bytes per slot at a
-   * load down to 1/2) plus the shared table's slot (key and one bitset word, the same), and the
-   * 1.5× growth of the largest table while both generations are live. Measured: 56.7 bytes at 1 M
-   * entries ({@code IndexMemoryBench}, {@code IndexSizingTest}).
+   * Heap bytes per block of the cap ({@link IndexLimits#maxBlocks}) the index takes at worst, in a
+   * fleet of at most 64 sources: the shared table (a key and one bitset word, 16 bytes a slot;
+   * grown 1.5× only when over half its slots are live, so at most 3 slots per block of the cap: 48)
+   * plus the views' maps (16 bytes a slot at a load of at least 1/4: 64 per block held), plus 32
+   * while the shared table is rebuilt (both generations live). Typical is well below: 56.7 bytes
+   * per block measured at 1 M unshared blocks over 64 sources, 35.4 when four sources share each
+   * block ({@code IndexMemoryBench}); {@code IndexSizingTest} checks the bound under churn.
    */
-  public static final long BYTES_PER_BLOCK = 80;
+  public static final long BYTES_PER_BLOCK = 144;
 
-  /** Extra heap bytes per block for each further 64 sources (the shared bitsets widen a word). */
-  public static final long BYTES_PER_BLOCK_PER_64_SOURCES = 24;
+  /**
+   * Extra heap bytes per block of the cap for each further 64 sources (the shared bitsets widen a
+   * word: 8 bytes on at most 3 slots per block, and the rebuild's transient).
+   */
+  public static final long BYTES_PER_BLOCK_PER_64_SOURCES = 40;
 
   /**
    * Heap a router needs besides its index (request bodies being analysed, tokenizer output, chat

@@ -70,6 +70,12 @@ final class WorkerMeters {
             .description("KV event batches applied, by source worker")
             .tags(tags)
             .register(registry));
+    list.add(
+        FunctionCounter.builder("infera.kv.resets", index, i -> i.resets(worker))
+            .description(
+                "resets that wiped a non-empty view of the worker (refused ones are drops)")
+            .tags(tags)
+            .register(registry));
     for (DropReason r : DropReason.values()) {
       list.add(
           FunctionCounter.builder("infera.kv.events.dropped", index, i -> i.dropped(worker, r))

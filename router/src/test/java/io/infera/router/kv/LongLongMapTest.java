@@ -76,4 +76,23 @@ class LongLongMapTest {
     map.forEach(seen::put);
     assertThat(seen).isEqualTo(ref);
   }
+
+  @Test
+  void shrinksWhenEmptiedSoItsMemoryFollowsItsSize() {
+    LongLongMap map = new LongLongMap();
+    for (long k = 1; k <= 100_000; k++) {
+      map.put(k, k);
+    }
+    int full = map.capacity();
+    assertThat(full).isGreaterThan(133_000);
+    for (long k = 1; k <= 99_990; k++) {
+      assertThat(map.remove(k)).isTrue();
+      // At a load of at least 1/4 (or the floor) after every removal.
+      assertThat(map.capacity()).isLessThanOrEqualTo(Math.max(64, 4 * map.size() + 4));
+    }
+    assertThat(map.capacity()).isLessThanOrEqualTo(64);
+    for (long k = 99_991; k <= 100_000; k++) {
+      assertThat(map.get(k, -1)).isEqualTo(k);
+    }
+  }
 }

@@ -106,7 +106,15 @@ class ConfigLoaderTest {
         "events: {transport: kafka}#events.transport: unknown value 'kafka'",
         "polcy: {name: kv-aware}#polcy: unknown key",
         "listen: {port: 70000}#listen.port: 70000 is outside [0, 65535]",
-        "apiVersion: v2#apiVersion: expected infera.io/v1alpha1"
+        "apiVersion: v2#apiVersion: expected infera.io/v1alpha1",
+        "index: {maxBlocks: 0}#index.maxBlocks: 0 is outside [1, 17179869184]",
+        "index: {maxBlocks: 17179869185}#index.maxBlocks: 17179869185 is outside",
+        "index: {maxBlocksPerSource: 1073741825}#index.maxBlocksPerSource: 1073741825 is outside",
+        "index: {maxEntries: 5}#index.maxEntries: unknown key",
+        "events: {resetsPerMinute: 0}#events.resetsPerMinute: 0.0 is outside (0, 1e6]",
+        "events: {resetsPerMinute: 1000001}#events.resetsPerMinute: 1000001.0 is outside",
+        "events: {resetsBurst: 0}#events.resetsBurst: 0 is outside [1, 1000]",
+        "events: {resetsBurst: 1001}#events.resetsBurst: 1001 is outside [1, 1000]"
       })
   void invalidValuesNameTheirKey(String line, String message) {
     assertThatThrownBy(() -> ConfigLoader.parse(MINIMAL + line + "\n"))
@@ -155,5 +163,23 @@ class ConfigLoaderTest {
       }
     }
     assertThat(List.of(base)).isNotEmpty();
+  }
+
+  @Test
+  void indexLimitsDefaultAndTakeTheirBoundsExactly() throws Exception {
+    RouterConfig d = ConfigLoader.parse(MINIMAL);
+    assertThat(d.index().limits()).isEqualTo(io.infera.router.kv.IndexLimits.defaults());
+    RouterConfig c =
+        ConfigLoader.parse(
+            MINIMAL
+                + "index: {maxBlocksPerSource: 1073741824, maxBlocks: 17179869184}\n"
+                + "events: {resetsPerMinute: 1000000, resetsBurst: 1000}\n");
+    assertThat(c.index()).isEqualTo(new RouterConfig.Index(1L << 30, 1L << 34, 1_000_000, 1000));
+    RouterConfig low =
+        ConfigLoader.parse(
+            MINIMAL
+                + "index: {maxBlocksPerSource: 1, maxBlocks: 1}\n"
+                + "events: {resetsPerMinute: 0.01, resetsBurst: 1}\n");
+    assertThat(low.index()).isEqualTo(new RouterConfig.Index(1, 1, 0.01, 1));
   }
 }

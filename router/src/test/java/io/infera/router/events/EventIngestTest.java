@@ -152,4 +152,47 @@ class EventIngestTest {
     // The writer carries on after a failed read.
     assertThat(ingest.onWriter(i -> 7).get(10, TimeUnit.SECONDS)).isEqualTo(7);
   }
+
+  /**
+   * A rank at or above the worker's discovered data-parallel size is dropped whole and counted: no
+   * view is created for it (a forged rank must not grow the index), the worker's real ranks work.
+   */
+  @ParameterizedTest(name = "dp size {0}: socket rank {1}, batch rank {2} → applied {3}")
+  @CsvSource(
+      nullValues = "none",
+      value = {
+        "1, -1, none, true",
+        "1, -1, 0, true",
+        "1, -1, 1, false",
+        "1, 1, none, false",
+        "2, 1, none, true",
+        "2, 2, 0, false",
+        "2, -1, 2147483647, false",
+      })
+  void ranksAtOrAboveTheDpSizeAreDroppedAndCounted(
+      int dpSize, int socketRank, Integer batchRank, boolean applied) throws Exception {
+    ingest.workers(java.util.Map.of(A, dpSize), Set.of());
+    ingest.accept(new Delivery.Live(A, socketRank, frames(0, 1.0, batchRank)));
+    ingest.flush().get(10, TimeUnit.SECONDS);
+    long sources =
+        ingest.onWriter(i -> (long) i.stats().sources().size()).get(10, TimeUnit.SECONDS);
+    assertThat(sources).isEqualTo(applied ? 1 : 0);
+    assertThat(index.dropped(A, io.infera.router.kv.DropReason.RANK_OUT_OF_RANGE))
+        .isEqualTo(applied ? 0 : 1);
+    assertThat(ingest.applied(A)).isEqualTo(applied ? 1 : 0);
+  }
+
+  @Test
+  void aSnapshotOfARankTheWorkerDoesNotHaveIsRejected() throws Exception {
+    ingest.workers(java.util.Map.of(A, 2), Set.of());
+    io.infera.router.kv.ViewSnapshot snap =
+        io.infera.router.kv.ViewSnapshot.of(16, 3, 1, new long[] {7}, new long[] {8});
+    ingest.accept(new Delivery.Snapshot(A, 2, snap));
+    ingest.accept(new Delivery.Snapshot(A, 1, snap));
+    ingest.flush().get(10, TimeUnit.SECONDS);
+    assertThat(ingest.rejectedSnapshots()).isEqualTo(1);
+    assertThat(ingest.seededSnapshots()).isEqualTo(1);
+    assertThat(view(1)).containsExactly(7);
+    assertThat(index.dropped(A, io.infera.router.kv.DropReason.RANK_OUT_OF_RANGE)).isEqualTo(1);
+  }
 }

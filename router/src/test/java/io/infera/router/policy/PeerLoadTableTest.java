@@ -105,4 +105,65 @@ class PeerLoadTableTest {
     assertThat(table.heartbeat(1, 2, List.of())).isEqualTo(Outcome.IGNORED);
     assertThat(table.replicas()).isZero();
   }
+
+  @ParameterizedTest(name = "reported active {0}, in flight {1} → held {2}, {3}")
+  @CsvSource({
+    "4194304, 65536, 4194304, 65536",
+    "4194305, 65537, 4194304, 65536",
+    "9223372036854775807, 2147483647, 4194304, 65536",
+  })
+  void oneReplicasTotalsAreClampedAtTheCapsAndCounted(
+      long active, int inFlight, long heldActive, int heldInFlight) {
+    table.update(1, List.of(c(W0, 1, active, inFlight)));
+    assertThat(table.remote(W0)).isEqualTo(new WorkerLoad(heldActive, 0, heldInFlight));
+    assertThat(table.clamped()).isEqualTo(active == heldActive ? 0 : 1);
+  }
+
+  @Test
+  void sumsOfHugeTotalsFromEveryReplicaNeitherOverflowNorPassTheirBound() {
+    PeerLoadTable t = new PeerLoadTable(Duration.ofSeconds(3), 8, clock::get);
+    for (long r = 0; r < PeerLoadTable.MAX_REPLICAS; r++) {
+      t.update(r, List.of(c(W0, 1, Long.MAX_VALUE, Integer.MAX_VALUE)));
+    }
+    WorkerLoad l = t.remote(W0);
+    assertThat(l.activeBlocks()).isEqualTo(PeerLoadTable.MAX_SUM_ACTIVE_BLOCKS);
+    assertThat(l.inFlight()).isEqualTo(PeerLoadTable.MAX_SUM_IN_FLIGHT);
+    // Taking them back out is exact: the sums were never clamped, only their reading.
+    for (long r = 0; r < PeerLoadTable.MAX_REPLICAS; r++) {
+      t.leave(r);
+    }
+    assertThat(t.remote(W0)).isEqualTo(WorkerLoad.IDLE);
+    assertThat(t.workersWithLoad()).isZero();
+  }
+
+  @Test
+  void replicasBeyondTheBoundAreIgnoredAndCountedUntilSomeExpire() {
+    PeerLoadTable t = new PeerLoadTable(Duration.ofSeconds(3), 8, clock::get);
+    for (long r = 0; r < PeerLoadTable.MAX_REPLICAS; r++) {
+      assertThat(t.update(r, List.of(c(W0, 1, 1, 1)))).isEqualTo(Outcome.JOINED);
+    }
+    assertThat(t.update(-1, List.of(c(W0, 1, 1, 1)))).isEqualTo(Outcome.IGNORED);
+    assertThat(t.ignoredReplicas()).isEqualTo(1);
+    assertThat(t.replicas()).isEqualTo(PeerLoadTable.MAX_REPLICAS);
+    clock.addAndGet(Duration.ofSeconds(4).toNanos());
+    assertThat(t.expire()).hasSize(PeerLoadTable.MAX_REPLICAS);
+    assertThat(t.update(-1, List.of(c(W0, 1, 1, 1)))).isEqualTo(Outcome.JOINED);
+    assertThat(t.remote(W0)).isEqualTo(new WorkerLoad(1, 0, 1));
+  }
+
+  @Test
+  void onceWorkersAreKnownReportsOnOthersAreIgnoredAndLeaversForgotten() {
+    table.update(1, List.of(c(W0, 1, 10, 1), c(W1, 1, 20, 2)));
+    table.workers(java.util.Set.of(W0));
+    assertThat(table.remote(W1)).isEqualTo(WorkerLoad.IDLE);
+    assertThat(table.remote(W0)).isEqualTo(new WorkerLoad(10, 0, 1));
+    table.update(1, List.of(c(WorkerId.of("forged"), 2, 99, 9), c(W1, 2, 5, 1)));
+    assertThat(table.remote(WorkerId.of("forged"))).isEqualTo(WorkerLoad.IDLE);
+    assertThat(table.unknownWorkers()).isEqualTo(2);
+    assertThat(table.workersWithLoad()).isEqualTo(1);
+    // A known worker's slot of a full replica (max 2 workers) is still free: w1 was forgotten.
+    table.workers(java.util.Set.of(W0, W1));
+    table.update(1, List.of(c(W1, 3, 5, 1)));
+    assertThat(table.remote(W1)).isEqualTo(new WorkerLoad(5, 0, 1));
+  }
 }

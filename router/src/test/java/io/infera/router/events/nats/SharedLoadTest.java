@@ -11,6 +11,7 @@ import io.infera.router.nats.SharedLoadMessage.Heartbeat;
 import io.infera.router.nats.SharedLoadMessage.Update;
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.PeerLoadTable;
 import io.infera.router.policy.Worker;
 import io.infera.router.policy.WorkerLoad;
 import java.time.Duration;
@@ -289,5 +290,36 @@ class SharedLoadTest {
 
   private static byte[] update(long replica, Entry e) {
     return SharedLoadCodec.encode(new Update(replica, List.of(e)));
+  }
+
+  /**
+   * A forged message naming workers discovery does not know (and a huge remote pick charge on a
+   * known one) is contained: unknown workers never enter the tables or the tracker, the charge is
+   * capped, and both are counted.
+   */
+  @Test
+  void forgedWorkersAndChargesAreIgnoredOrCapped() {
+    Replica b = replica(2, SETTINGS.withRemotePicks(true));
+    b.sharing.workers(java.util.Set.of(W0, W1));
+    WorkerId forged = WorkerId.of("forged");
+    b.sharing.receive(
+        io.infera.router.nats.SharedLoadCodec.encode(
+            new io.infera.router.nats.SharedLoadMessage.Update(
+                66,
+                List.of(
+                    new io.infera.router.nats.SharedLoadMessage.Entry(
+                        forged, 1, 1000, 10, true, 1e9),
+                    new io.infera.router.nats.SharedLoadMessage.Entry(
+                        W0, 1, Long.MAX_VALUE, Integer.MAX_VALUE, true, 1e9)))));
+    assertThat(b.tracker.load(forged)).isEqualTo(WorkerLoad.IDLE);
+    WorkerLoad w0 = b.sees(W0);
+    assertThat(w0.activeBlocks()).isEqualTo(PeerLoadTable.MAX_ACTIVE_BLOCKS);
+    assertThat(w0.inFlight()).isEqualTo(PeerLoadTable.MAX_IN_FLIGHT);
+    assertThat(w0.recentBlocks()).isLessThanOrEqualTo(PeerLoadTable.MAX_ACTIVE_BLOCKS);
+    SharedLoad.Stats st = b.sharing.stats();
+    // The forged worker's entry and its pick.
+    assertThat(st.unknownWorkers()).isEqualTo(2);
+    assertThat(st.clamped()).isEqualTo(1);
+    assertThat(b.sharing.status()).containsKeys("clamped", "unknown_workers", "ignored_replicas");
   }
 }

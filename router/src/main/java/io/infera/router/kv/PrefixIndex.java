@@ -789,6 +789,11 @@ public final class PrefixIndex {
     return publishedHeld;
   }
 
+  /** Writer: distinct router hashes in the shared table (tests: 0 once every view is empty). */
+  int distinctBlocks() {
+    return table.size();
+  }
+
   /** Writer: blocks held by all views now (tests: the invariant behind {@link #heldBlocks}). */
   long heldBlocksExact() {
     long n = 0;

@@ -74,9 +74,59 @@ final class Filters {
   private static final Pattern WORD_BEGINNING =
       Pattern.compile("([-\\s({\\[<]+)", Pattern.UNICODE_CHARACTER_CLASS);
 
+  /** Filters whose result is a list about the size of their input (items checked first). */
+  private static final Set<String> LIST_RESULT =
+      Set.of(
+          "list",
+          "reverse",
+          "items",
+          "dictsort",
+          "sort",
+          "unique",
+          "map",
+          "select",
+          "reject",
+          "selectattr",
+          "rejectattr",
+          "batch",
+          "slice",
+          "groupby");
+
+  /** Other filters that walk their whole input (length, first, default, … do not). */
+  private static final Set<String> WALKS =
+      Set.of("min", "max", "sum", "join", "wordcount", "indent", "center", "replace", "last");
+
+  /** Filters whose result is a fresh string about the size of their input. */
+  private static final Set<String> STRING_RESULT =
+      Set.of(
+          "string",
+          "lower",
+          "upper",
+          "capitalize",
+          "title",
+          "trim",
+          "truncate",
+          "e",
+          "escape",
+          "forceescape",
+          "striptags",
+          "wordwrap",
+          "pprint");
+
   static Object apply(
       String name, Object v, List<Object> args, Map<String, Object> kw, Renderer r) {
     Methods.Args a = new Methods.Args(name, args, kw);
+    // Every filter walks its input once (work); sizes are checked before results are built.
+    Meter meter = Meter.current();
+    long size = Py.size(v);
+    if (LIST_RESULT.contains(name) || STRING_RESULT.contains(name) || WALKS.contains(name)) {
+      meter.steps(v instanceof String || v instanceof Py.Markup ? size / 16 : size);
+    }
+    if (LIST_RESULT.contains(name)) {
+      meter.items(name.equals("items") || name.equals("dictsort") ? size * 2 : size);
+    } else if (STRING_RESULT.contains(name)) {
+      meter.value(size);
+    }
     switch (name) {
       case "default":
       case "d":
@@ -148,17 +198,25 @@ final class Filters {
         {
           Object attribute = a.get(1, "attribute", null);
           String sep = PyText.str(a.get(0, "d", ""));
-          StringBuilder sb = new StringBuilder();
-          boolean first = true;
-          for (Object o : Py.iterate(v)) {
+          // Every piece first (each within the value limit), then the total, then one buffer.
+          List<Object> items = Py.toList(v);
+          String[] pieces = new String[items.size()];
+          long total = Meter.times(sep.length(), Math.max(0, pieces.length - 1L));
+          for (int i = 0; i < pieces.length; i++) {
+            Object o = items.get(i);
             if (attribute != null) {
               o = attrGet(o, attribute, null);
             }
-            if (!first) {
+            pieces[i] = PyText.str(o);
+            total = total < 0 ? total : total + pieces[i].length();
+          }
+          meter.value(total);
+          StringBuilder sb = new StringBuilder((int) total);
+          for (int i = 0; i < pieces.length; i++) {
+            if (i > 0) {
               sb.append(sep);
             }
-            first = false;
-            sb.append(PyText.str(o));
+            sb.append(pieces[i]);
           }
           return sb.toString();
         }
@@ -225,6 +283,7 @@ final class Filters {
           Object attribute = a.get(2, "attribute", null);
           Comparator<Object> cmp =
               Comparator.comparing(o -> multiKey(o, attribute, cs), Filters::pyCompare);
+          meter.steps(size * (64 - Long.numberOfLeadingZeros(size + 1)));
           return sorted(Py.toList(v), cmp, reverse);
         }
       case "unique":
@@ -235,6 +294,7 @@ final class Filters {
           List<Object> seen = new ArrayList<>();
           for (Object o : Py.iterate(v)) {
             Object key = sortKey(attribute == null ? o : attrGet(o, attribute, null), cs);
+            meter.steps(seen.size());
             boolean dup = false;
             for (Object s : seen) {
               if (PyOps.eq(s, key)) {
@@ -386,6 +446,7 @@ final class Filters {
           boolean blank = Py.truthy(a.get(2, "blank", false));
           String s = PyText.str(v) + "\n";
           List<Object> lines = PyString.splitlines(s, false);
+          meter.value(s.length() + Meter.times(lines.size() + 1L, ind.length()));
           StringBuilder sb = new StringBuilder();
           if (blank) {
             for (int i = 0; i < lines.size(); i++) {
@@ -431,13 +492,16 @@ final class Filters {
         }
       case "batch":
         {
-          long size = a.integer(0, "linecount", 1);
+          long linecount = a.integer(0, "linecount", 1);
           Object fill = a.get(1, "fill_with", null);
           boolean haveFill = args.size() > 1 || kw.containsKey("fill_with");
+          if (haveFill && fill != null) {
+            meter.items(size);
+          }
           List<Object> out = new ArrayList<>();
           List<Object> tmp = new ArrayList<>();
           for (Object o : Py.iterate(v)) {
-            if (tmp.size() == size) {
+            if (tmp.size() == linecount) {
               out.add(tmp);
               tmp = new ArrayList<>();
             }
@@ -445,7 +509,7 @@ final class Filters {
           }
           if (!tmp.isEmpty()) {
             if (haveFill && fill != null) {
-              while (tmp.size() < size) {
+              while (tmp.size() < linecount) {
                 tmp.add(fill);
               }
             }

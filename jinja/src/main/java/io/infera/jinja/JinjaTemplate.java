@@ -31,7 +31,12 @@ public final class JinjaTemplate {
    */
   public static JinjaTemplate parse(String source) {
     Objects.requireNonNull(source, "source");
-    return new JinjaTemplate(source, Parser.parse(source));
+    try {
+      return new JinjaTemplate(source, Parser.parse(source));
+    } catch (StackOverflowError e) {
+      // The parser recurses per nesting level; thousands of '(' or '[' must not kill the thread.
+      throw new TemplateException(TemplateException.Kind.SYNTAX, "template nesting too deep");
+    }
   }
 
   private static final int CACHE_SIZE = 64;
@@ -62,26 +67,87 @@ public final class JinjaTemplate {
     return source;
   }
 
-  /** Renders with the system clock for {@code strftime_now}. */
+  /** Renders with the system clock for {@code strftime_now} and the default budget. */
   public String render(Map<String, ?> variables) {
     return render(variables, Clock.systemDefaultZone());
   }
 
+  /** Renders with the {@linkplain RenderBudget#DEFAULT default budget}. */
+  public String render(Map<String, ?> variables, Clock clock) {
+    return render(variables, clock, RenderBudget.DEFAULT);
+  }
+
   /**
    * @param clock the instant {@code strftime_now} formats (tests pin it)
+   * @param budget the limits of this render, scaled by the size of {@code variables}
+   * @throws TemplateBudgetException when the render would exceed {@code budget}
    * @throws TemplateException when rendering fails ({@code raise_exception}, undefined values,
    *     sandbox violations, type errors)
    */
-  public String render(Map<String, ?> variables, Clock clock) {
+  public String render(Map<String, ?> variables, Clock clock, RenderBudget budget) {
+    return render(variables, clock, budget, m -> {});
+  }
+
+  /** As {@link #render(Map, Clock, RenderBudget)}, reporting what the render used (tests). */
+  String render(
+      Map<String, ?> variables,
+      Clock clock,
+      RenderBudget budget,
+      java.util.function.Consumer<Meter> usage) {
+    Objects.requireNonNull(budget, "budget");
     Map<String, Object> context = new HashMap<>();
-    for (Map.Entry<String, ?> e : variables.entrySet()) {
-      context.put(e.getKey(), Py.from(e.getValue()));
-    }
+    long inputSize = 0;
     try {
-      return new Renderer(globals(clock)).render(body, context);
+      for (Map.Entry<String, ?> e : variables.entrySet()) {
+        Object v = Py.from(e.getValue());
+        context.put(e.getKey(), v);
+        inputSize = saturatedAdd(inputSize, inputSize(v, 0));
+      }
     } catch (StackOverflowError e) {
-      throw TemplateException.runtime("template recursion too deep");
+      throw new TemplateBudgetException(TemplateBudgetException.Limit.DEPTH, budget.depth());
     }
+    Meter meter = Meter.of(budget, inputSize);
+    Meter previous = meter.install();
+    try {
+      String out = new Renderer(globals(clock), meter).render(body, context);
+      usage.accept(meter);
+      return out;
+    } catch (StackOverflowError e) {
+      // The budget's depth bounds calls; this is the last line for deep expression nesting.
+      throw new TemplateBudgetException(TemplateBudgetException.Limit.DEPTH, meter.maxDepth);
+    } finally {
+      Meter.restore(previous);
+    }
+  }
+
+  /**
+   * The size a render's budget scales with: characters of every string plus {@link
+   * RenderBudget#VALUE_OVERHEAD} per value. {@code Py.from} copied the variables into trees, so the
+   * walk is linear; the depth guard only protects the stack.
+   */
+  static long inputSize(Object v, int depth) {
+    long size = RenderBudget.VALUE_OVERHEAD;
+    if (depth > 10_000) {
+      return size;
+    }
+    if (v instanceof String s) {
+      size += s.length();
+    } else if (v instanceof Map<?, ?> m) {
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        size = saturatedAdd(size, inputSize(e.getKey(), depth + 1));
+        size = saturatedAdd(size, inputSize(e.getValue(), depth + 1));
+      }
+    } else if (v instanceof List<?> l) {
+      for (Object o : l) {
+        size = saturatedAdd(size, inputSize(o, depth + 1));
+      }
+    }
+    return size;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
   }
 
   /** Jinja's {@code cycler(*items)}: {@code next()}, {@code reset()}, {@code current}. */

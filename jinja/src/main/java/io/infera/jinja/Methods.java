@@ -199,7 +199,30 @@ final class Methods {
 
   static final Object MISSING = new Object();
 
+  /** Methods whose result is a fresh string about the size of the receiver. */
+  private static final Set<String> STRING_RESULT =
+      Set.of(
+          "upper",
+          "lower",
+          "casefold",
+          "title",
+          "capitalize",
+          "swapcase",
+          "strip",
+          "lstrip",
+          "rstrip",
+          "removeprefix",
+          "removesuffix",
+          "partition",
+          "rpartition");
+
   private static Object str(String s, String name, Args a) {
+    // Every str method scans its receiver: work; most build a copy: allocation, checked first.
+    Meter meter = Meter.current();
+    meter.steps(s.length() / 16);
+    if (STRING_RESULT.contains(name)) {
+      meter.value(s.length());
+    }
     switch (name) {
       case "upper":
         return PyString.upper(s);
@@ -266,18 +289,24 @@ final class Methods {
         return PyString.count(s, a.string(0, "sub"));
       case "join":
         {
-          StringBuilder sb = new StringBuilder();
-          boolean first = true;
-          for (Object o : Py.iterate(a.required(0, "iterable"))) {
+          List<Object> items = Py.toList(a.required(0, "iterable"));
+          long size = Meter.times(s.length(), Math.max(0, items.size() - 1L));
+          for (Object o : items) {
             if (!(o instanceof String item)) {
               throw TemplateException.runtime(
                   "sequence item: expected str instance, " + PyText.typeName(o) + " found");
             }
+            size = size < 0 ? size : size + item.length();
+          }
+          meter.value(size);
+          StringBuilder sb = new StringBuilder((int) size);
+          boolean first = true;
+          for (Object o : items) {
             if (!first) {
               sb.append(s);
             }
             first = false;
-            sb.append(item);
+            sb.append((String) o);
           }
           return sb.toString();
         }
@@ -346,6 +375,8 @@ final class Methods {
       case "expandtabs":
         {
           long tab = a.integer(0, "tabsize", 8);
+          long tabs = s.chars().filter(c -> c == '\t').count();
+          meter.value(s.length() + Meter.times(tabs, Math.max(0, tab)));
           StringBuilder sb = new StringBuilder();
           int col = 0;
           for (Object o : PyString.chars(s)) {
@@ -384,20 +415,26 @@ final class Methods {
         }
       case "items":
         {
+          Meter.current().items(m.size() * 2L);
           List<Object> out = new ArrayList<>(m.size());
           m.forEach((k, v) -> out.add(Py.Tuple.of(k, v)));
           return out;
         }
       case "keys":
+        Meter.current().items(m.size());
         return new ArrayList<Object>(m.keySet());
       case "values":
+        Meter.current().items(m.size());
         return new ArrayList<Object>(m.values());
       case "copy":
+        Meter.current().items(m.size() * 2L);
         return new LinkedHashMap<Object, Object>(m);
       case "fromkeys":
         {
+          Object keys = a.required(0, "iterable");
+          Meter.current().items(Py.size(keys) * 2L);
           Map<Object, Object> out = new LinkedHashMap<>();
-          for (Object k : Py.iterate(a.required(0, "iterable"))) {
+          for (Object k : Py.iterate(keys)) {
             out.put(k, a.get(1, null, null));
           }
           return out;
@@ -409,6 +446,7 @@ final class Methods {
   }
 
   private static Object list(List<?> l, String name, Args a) {
+    Meter.current().steps(l.size());
     switch (name) {
       case "count":
         {
@@ -432,6 +470,7 @@ final class Methods {
           throw TemplateException.runtime(PyText.repr(x) + " is not in list");
         }
       case "copy":
+        Meter.current().items(l.size());
         return new ArrayList<Object>(l);
       default:
         throw TemplateException.security(

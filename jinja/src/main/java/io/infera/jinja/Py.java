@@ -275,6 +275,27 @@ final class Py {
 
   // ------------------------------------------------------------------ containers
 
+  /** Characters or items, without Python's code-point counting: what a budget charges. */
+  static long size(Object v) {
+    v = unwrap(v);
+    if (v instanceof String s) {
+      return s.length();
+    }
+    if (v instanceof java.util.Collection<?> c) {
+      return c.size();
+    }
+    if (v instanceof Tuple t) {
+      return t.items().size();
+    }
+    if (v instanceof Map<?, ?> m) {
+      return m.size();
+    }
+    if (v instanceof Range r) {
+      return r.size();
+    }
+    return 0;
+  }
+
   static int len(Object v) {
     v = unwrap(v);
     if (v instanceof String s) {
@@ -323,6 +344,7 @@ final class Py {
   }
 
   static List<Object> toList(Object v) {
+    Meter.current().items(size(v));
     List<Object> out = new ArrayList<>();
     for (Object o : iterate(v)) {
       out.add(o);
@@ -333,6 +355,7 @@ final class Py {
   static boolean contains(Object container, Object item) {
     container = unwrap(container);
     item = unwrap(item);
+    Meter.current().steps(size(container) / 16);
     if (container instanceof String s) {
       if (item instanceof String sub) {
         return s.contains(sub);

@@ -124,6 +124,7 @@ final class PyAccess {
       lo = start == null ? n - 1 : clamp(PyOps.toLong(start), n, -1, n - 1);
       hi = stop == null ? -1 : clamp(PyOps.toLong(stop), n, -1, n - 1);
     }
+    Meter.current().items(Math.max(0, st > 0 ? (hi - lo) / st + 1 : (lo - hi) / -st + 1));
     List<Object> out = new ArrayList<>();
     if (st > 0) {
       for (long i = lo; i < hi; i += st) {

@@ -262,7 +262,10 @@ final class PyFormat {
           value = null;
         }
       }
-      sb.append(spec(conv, value, flags.toString(), width, prec));
+      String piece = spec(conv, value, flags.toString(), width, prec);
+      // '%s%s%s' % (s, s, s) repeats its argument: the buffer is checked before each piece.
+      Meter.current().grow(sb.length(), piece.length());
+      sb.append(piece);
     }
     if (mapping == null && argi < values.size()) {
       throw TemplateException.runtime("not all arguments converted during string formatting");
@@ -495,7 +498,9 @@ final class PyFormat {
         if (spec.contains("{")) {
           spec = formatUnchecked(spec, args, kwargs);
         }
-        sb.append(formatValue(value, spec));
+        String piece = formatValue(value, spec);
+        Meter.current().grow(sb.length(), piece.length());
+        sb.append(piece);
       } else if (c == '}') {
         if (i + 1 < n && fmt.charAt(i + 1) == '}') {
           sb.append('}');

@@ -31,14 +31,23 @@ final class PyJson {
       keySep = separators.get(1);
     }
     StringBuilder sb = new StringBuilder();
-    new PyJson.Writer(ensureAscii, indentStr, itemSep, keySep, sortKeys).write(v, sb, 0);
+    new PyJson.Writer(ensureAscii, indentStr, itemSep, keySep, sortKeys, Meter.current())
+        .write(v, sb, 0);
     return sb.toString();
   }
 
+  /** Checks the buffer before every piece: shared sublists or a huge indent explode the text. */
   private record Writer(
-      boolean ensureAscii, String indent, String itemSep, String keySep, boolean sortKeys) {
+      boolean ensureAscii,
+      String indent,
+      String itemSep,
+      String keySep,
+      boolean sortKeys,
+      Meter meter) {
 
     void write(Object v, StringBuilder sb, int depth) {
+      meter.step();
+      meter.grow(sb.length(), Math.max(itemSep.length(), keySep.length()) + 8);
       if (v == null) {
         sb.append("null");
       } else if (v instanceof Boolean b) {
@@ -101,6 +110,7 @@ final class PyJson {
 
     private void newline(StringBuilder sb, int depth) {
       if (indent != null) {
+        meter.grow(sb.length(), Meter.times(indent.length(), depth) + 1);
         sb.append('\n').append(PyString.repeat(indent, depth));
       }
     }
@@ -126,6 +136,8 @@ final class PyJson {
     }
 
     private void string(String s, StringBuilder sb) {
+      // At most 6 characters per character (\\uXXXX) when escaping to ASCII, else 2.
+      meter.grow(sb.length(), Meter.times(s.length(), ensureAscii ? 6 : 2) + 2);
       sb.append('"');
       for (int i = 0; i < s.length(); i++) {
         char c = s.charAt(i);

@@ -44,6 +44,7 @@ final class PyOps {
       if (ma.size() != mb.size()) {
         return false;
       }
+      Meter.current().steps(ma.size() + 1L);
       for (Map.Entry<?, ?> e : ma.entrySet()) {
         Object key = findKey(mb, e.getKey());
         if (key == NO_KEY || !eq(e.getValue(), mb.get(key))) {
@@ -62,6 +63,8 @@ final class PyOps {
     if (a.size() != b.size()) {
       return false;
     }
+    // Shared sublists make a nested comparison exponential: every level costs steps.
+    Meter.current().steps(a.size() + 1L);
     for (int i = 0; i < a.size(); i++) {
       if (!eq(a.get(i), b.get(i))) {
         return false;
@@ -121,6 +124,7 @@ final class PyOps {
 
   private static int compareSeq(List<?> a, List<?> b, String op) {
     int n = Math.min(a.size(), b.size());
+    Meter.current().steps(n + 1L);
     for (int i = 0; i < n; i++) {
       if (!eq(a.get(i), b.get(i))) {
         return compare(a.get(i), b.get(i), op);
@@ -182,8 +186,9 @@ final class PyOps {
     if (op.equals("+")
         && a instanceof Py.Markup m
         && (b instanceof String || b instanceof Py.Markup)) {
-      return new Py.Markup(
-          m.text() + (b instanceof Py.Markup mb ? mb.text() : Filters.escape((String) b)));
+      String right = b instanceof Py.Markup mb ? mb.text() : Filters.escape((String) b);
+      Meter.current().value((long) m.text().length() + right.length());
+      return new Py.Markup(m.text() + right);
     }
     a = Py.unwrap(a);
     b = Py.unwrap(b);
@@ -199,14 +204,17 @@ final class PyOps {
     switch (op) {
       case "+" -> {
         if (a instanceof String x && b instanceof String y) {
+          Meter.current().value((long) x.length() + y.length());
           return x + y;
         }
         if (a instanceof List<?> x && b instanceof List<?> y) {
+          Meter.current().items((long) x.size() + y.size());
           List<Object> out = new ArrayList<>(x);
           out.addAll(y);
           return out;
         }
         if (a instanceof Py.Tuple x && b instanceof Py.Tuple y) {
+          Meter.current().items((long) x.items().size() + y.items().size());
           List<Object> out = new ArrayList<>(x.items());
           out.addAll(y.items());
           return new Py.Tuple(out);
@@ -224,11 +232,11 @@ final class PyOps {
                   : a instanceof List<?> l0
                       ? l0.size()
                       : a instanceof Py.Tuple t0 ? t0.items().size() : 0;
-          if (size > 0 && n > Renderer.MAX_OUTPUT / size) {
-            throw TemplateException.runtime("repetition result too large");
-          }
           if (a instanceof String s) {
             return PyString.repeat(s, n);
+          }
+          if (size > 0) {
+            Meter.current().items(Meter.times(size, n));
           }
           if (a instanceof List<?> l) {
             List<Object> out = new ArrayList<>();
@@ -311,7 +319,11 @@ final class PyOps {
     return switch (op) {
       case "+" -> norm(x.add(y));
       case "-" -> norm(x.subtract(y));
-      case "*" -> norm(x.multiply(y));
+      case "*" -> {
+        // Squaring in a loop doubles the bits each time: refuse before the multiplication.
+        Meter.integerBits((long) x.bitLength() + y.bitLength());
+        yield norm(x.multiply(y));
+      }
       case "//" -> {
         if (y.signum() == 0) {
           throw TemplateException.runtime("integer division or modulo by zero");
@@ -340,6 +352,8 @@ final class PyOps {
         if (y.bitLength() > 31) {
           throw TemplateException.runtime("exponent too large");
         }
+        // About log2|x| × y bits: refuse before the power is computed.
+        Meter.integerBits(Meter.times(Math.max(0, x.bitLength() - 1L), y.longValue()));
         yield norm(x.pow(y.intValue()));
       }
       default -> throw new IllegalArgumentException(op);

@@ -11,6 +11,9 @@ final class PyString {
 
   /** The string's code points, each as a one-code-point string (Python iteration). */
   static List<Object> chars(String s) {
+    Meter m = Meter.current();
+    m.items(s.length());
+    m.allocate(Meter.times(s.length(), Meter.STRING_UNITS));
     List<Object> out = new ArrayList<>(s.length());
     for (int i = 0; i < s.length(); ) {
       int cp = s.codePointAt(i);
@@ -167,8 +170,16 @@ final class PyString {
     return chars == null ? Py.isSpace(c) : chars.indexOf(new String(Character.toChars(c))) >= 0;
   }
 
+  /** Before a split: at most one piece per character, the pieces hold at most its characters. */
+  private static void splitting(String s) {
+    Meter m = Meter.current();
+    m.items(s.length() + 1L);
+    m.allocate(s.length());
+  }
+
   /** Python's {@code str.split(sep, maxsplit)}; sep null splits on whitespace runs. */
   static List<Object> split(String s, String sep, long maxsplit) {
+    splitting(s);
     List<Object> out = new ArrayList<>();
     if (sep == null) {
       int i = 0;
@@ -214,6 +225,7 @@ final class PyString {
     if (maxsplit < 0) {
       return split(s, sep, -1);
     }
+    splitting(s);
     List<Object> out = new ArrayList<>();
     if (sep == null) {
       int j = s.length();
@@ -255,6 +267,7 @@ final class PyString {
 
   /** Python's {@code str.splitlines(keepends)}. */
   static List<Object> splitlines(String s, boolean keepends) {
+    splitting(s);
     List<Object> out = new ArrayList<>();
     int i = 0;
     int start = 0;
@@ -292,6 +305,15 @@ final class PyString {
 
   /** Python's {@code str.replace(old, new, count)}. */
   static String replace(String s, String old, String with, long count) {
+    // The result's size first (a scan, no allocation): 'x'.replace('', big) multiplies.
+    long n = count(s, old);
+    if (count >= 0) {
+      n = Math.min(n, count);
+    }
+    Meter m = Meter.current();
+    m.steps(s.length() / 16);
+    long grown = Meter.times(n, with.length());
+    m.value(grown < 0 ? -1 : s.length() + grown - n * old.length());
     if (count < 0) {
       if (old.isEmpty()) {
         StringBuilder sb = new StringBuilder(with);
@@ -356,16 +378,14 @@ final class PyString {
     if (n <= 0 || s.isEmpty()) {
       return "";
     }
-    if (n > Renderer.MAX_OUTPUT / s.length()) {
-      throw TemplateException.runtime("result too large (" + n + " repetitions)");
-    }
+    Meter.current().value(Meter.times(s.length(), n));
     return s.repeat((int) n);
   }
 
   static String pad(String s, long width, char align, String fill) {
     int len = Py.len(s);
-    if (width > Renderer.MAX_OUTPUT) {
-      throw TemplateException.runtime("width " + width + " too large");
+    if (width > len) {
+      Meter.current().value(Meter.times(width, Math.max(1, fill.length())));
     }
     if (width <= len) {
       return s;

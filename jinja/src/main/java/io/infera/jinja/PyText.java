@@ -35,6 +35,10 @@ final class PyText {
   }
 
   static void repr(Object v, StringBuilder sb) {
+    // Checked per element: [l, l] nested 40 deep shares its lists and would print 2^40 of them.
+    Meter meter = Meter.current();
+    meter.step();
+    meter.grow(sb.length(), v instanceof String s ? s.length() + 2L : 8);
     if (v == null) {
       sb.append("None");
     } else if (v instanceof Boolean b) {

@@ -44,19 +44,12 @@ final class Renderer {
 
   private static final Object NOTHING = new Object();
 
-  /** Loop iterations a render may run: a template must not hang the router. */
-  static final long MAX_STEPS = 5_000_000;
-
-  /** Characters a render may produce (including nested macro and set bodies). */
-  static final long MAX_OUTPUT = 256L << 20;
-
   private final Map<String, Object> globals;
-  private int depth;
-  private long steps;
-  private long produced;
+  private final Meter meter;
 
-  Renderer(Map<String, Object> globals) {
+  Renderer(Map<String, Object> globals, Meter meter) {
     this.globals = globals;
+    this.meter = meter;
   }
 
   String render(List<Node> body, Map<String, Object> context) {
@@ -81,6 +74,7 @@ final class Renderer {
   }
 
   private int exec(Node node, Scope scope, StringBuilder out) {
+    meter.step();
     if (node instanceof Ast.Text t) {
       emit(out, t.text());
     } else if (node instanceof Ast.Output o) {
@@ -109,7 +103,7 @@ final class Renderer {
       scope.vars.put(m.name(), new Macro(m.name(), m.params(), m.body(), scope));
     } else if (node instanceof Ast.CallBlock c) {
       Macro caller = new Macro("caller", c.params(), c.body(), scope);
-      out.append(PyText.str(call(c.call(), scope, caller)));
+      emit(out, PyText.str(call(c.call(), scope, caller)));
     } else if (node instanceof Ast.FilterBlock fb) {
       StringBuilder buf = new StringBuilder();
       exec(fb.body(), scope, buf);
@@ -117,7 +111,7 @@ final class Renderer {
       for (Ast.Filter f : fb.filters()) {
         v = applyFilter(f, v, scope);
       }
-      out.append(PyText.str(v));
+      emit(out, PyText.str(v));
     } else if (node instanceof Ast.With w) {
       Scope inner = new Scope(scope);
       List<Object> values = new ArrayList<>();
@@ -138,18 +132,15 @@ final class Renderer {
     return NORMAL;
   }
 
+  /** Output is checked before it is appended; nested bodies (macros, set blocks) count too. */
   private void emit(StringBuilder out, String s) {
-    produced += s.length();
-    if (produced > MAX_OUTPUT) {
-      throw TemplateException.runtime("template output exceeds " + MAX_OUTPUT + " characters");
-    }
+    meter.output(s.length());
+    meter.grow(out.length(), s.length());
     out.append(s);
   }
 
   private void step() {
-    if (++steps > MAX_STEPS) {
-      throw TemplateException.runtime("template exceeds " + MAX_STEPS + " loop iterations");
-    }
+    meter.step();
   }
 
   private void execFor(Ast.For f, Object iterable, Scope scope, StringBuilder out, int level) {
@@ -220,6 +211,7 @@ final class Renderer {
   // ------------------------------------------------------------------ expressions
 
   Object eval(Expr e, Scope scope) {
+    meter.step();
     if (e instanceof Ast.Literal l) {
       return l.value();
     }
@@ -282,9 +274,17 @@ final class Renderer {
       return u.op().equals("-") ? PyOps.negate(v) : PyOps.plus(v);
     }
     if (e instanceof Ast.Concat c) {
-      StringBuilder sb = new StringBuilder();
-      for (Expr p : c.parts()) {
-        sb.append(PyText.str(eval(p, scope)));
+      // Sizes first, then one exact allocation: 's ~ s' doubling stops before it allocates.
+      String[] parts = new String[c.parts().size()];
+      long size = 0;
+      for (int i = 0; i < parts.length; i++) {
+        parts[i] = PyText.str(eval(c.parts().get(i), scope));
+        size += parts[i].length();
+      }
+      meter.value(size);
+      StringBuilder sb = new StringBuilder((int) size);
+      for (String p : parts) {
+        sb.append(p);
       }
       return sb.toString();
     }
@@ -298,6 +298,7 @@ final class Renderer {
           : eval(c.orElse(), scope);
     }
     if (e instanceof Ast.ListExpr l) {
+      meter.items(l.items().size());
       List<Object> out = new ArrayList<>(l.items().size());
       for (Expr x : l.items()) {
         out.add(eval(x, scope));
@@ -305,6 +306,7 @@ final class Renderer {
       return out;
     }
     if (e instanceof Ast.TupleExpr t) {
+      meter.items(t.items().size());
       List<Object> out = new ArrayList<>(t.items().size());
       for (Expr x : t.items()) {
         out.add(eval(x, scope));
@@ -312,6 +314,7 @@ final class Renderer {
       return new Py.Tuple(out);
     }
     if (e instanceof Ast.DictExpr d) {
+      meter.items(d.keys().size());
       Map<Object, Object> out = new LinkedHashMap<>();
       for (int i = 0; i < d.keys().size(); i++) {
         Object k = eval(d.keys().get(i), scope);
@@ -357,13 +360,11 @@ final class Renderer {
     if (caller != null) {
       args.keywords.put("caller", caller);
     }
-    if (++depth > 200) {
-      throw TemplateException.runtime("maximum recursion depth exceeded");
-    }
+    meter.enter();
     try {
       return PyAccess.call(callee, args.positional, args.keywords);
     } finally {
-      depth--;
+      meter.leave();
     }
   }
 
@@ -389,7 +390,9 @@ final class Renderer {
       }
     }
     if (star != null) {
-      out.positional.addAll(Py.toList(eval(star, scope)));
+      List<Object> extra = Py.toList(eval(star, scope));
+      meter.items(extra.size());
+      out.positional.addAll(extra);
     }
     if (starstar != null) {
       Object m = eval(starstar, scope);

@@ -4,7 +4,7 @@ package io.infera.jinja;
  * A template that cannot be parsed or rendered. The kinds mirror Jinja2's exception types so a
  * caller can tell a template bug from a bad conversation.
  */
-public final class TemplateException extends RuntimeException {
+public sealed class TemplateException extends RuntimeException permits TemplateBudgetException {
 
   /** Jinja2's exception families. */
   public enum Kind {
@@ -17,7 +17,9 @@ public final class TemplateException extends RuntimeException {
     /** A forbidden operation in the immutable sandbox ({@code SecurityError}). */
     SECURITY,
     /** A Python type or value error during rendering ({@code TypeError}, {@code ValueError}, …). */
-    RUNTIME
+    RUNTIME,
+    /** The render would exceed its {@link RenderBudget} ({@link TemplateBudgetException}). */
+    BUDGET
   }
 
   private final Kind kind;
@@ -51,6 +53,7 @@ public final class TemplateException extends RuntimeException {
       case UNDEFINED -> "chat template used an undefined value" + where + ": " + getMessage();
       case SECURITY -> "chat template broke the sandbox" + where + ": " + getMessage();
       case RUNTIME -> "chat template failed" + where + ": " + getMessage();
+      case BUDGET -> "chat template stopped: " + getMessage();
     };
   }
 

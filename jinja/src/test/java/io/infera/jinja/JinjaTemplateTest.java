@@ -67,15 +67,22 @@ class JinjaTemplateTest {
                     "{% for a in range(99999) %}{% for b in range(99999) %}{% endfor %}{% endfor %}",
                     Map.of()))
         .isInstanceOfSatisfying(
-            TemplateException.class,
-            e -> assertThat(e.kind()).isEqualTo(TemplateException.Kind.RUNTIME))
-        .hasMessageContaining("loop iterations");
+            TemplateBudgetException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(TemplateException.Kind.BUDGET);
+              assertThat(e.limit()).isEqualTo(TemplateBudgetException.Limit.STEPS);
+            })
+        .hasMessageContaining("work steps");
     assertThatThrownBy(() -> render("{{ 'x' * 999999999999 }}", Map.of()))
-        .isInstanceOf(TemplateException.class)
-        .hasMessageContaining("too large");
+        .isInstanceOfSatisfying(
+            TemplateBudgetException.class,
+            e -> assertThat(e.limit()).isEqualTo(TemplateBudgetException.Limit.VALUE))
+        .hasMessageContaining("characters or items in one value");
     assertThatThrownBy(() -> render("{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", Map.of()))
-        .isInstanceOf(TemplateException.class)
-        .hasMessageContaining("recursion");
+        .isInstanceOfSatisfying(
+            TemplateBudgetException.class,
+            e -> assertThat(e.limit()).isEqualTo(TemplateBudgetException.Limit.DEPTH))
+        .hasMessageContaining("call depth");
     assertThatThrownBy(() -> render("{{ range(200000) | list }}", Map.of()))
         .isInstanceOfSatisfying(
             TemplateException.class,

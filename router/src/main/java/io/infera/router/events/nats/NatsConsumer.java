@@ -419,10 +419,13 @@ final class NatsConsumer implements SnapshotSeeder.Stream {
       long ts = md.timestamp() == null ? 0 : md.timestamp().toInstant().toEpochMilli();
       sources.message(m.getSubject(), seq, m.getHeaders(), data, ts);
     } catch (Error e) {
-      // The thread crashes and restarts after this message: it counts as lost (the sources it may
-      // have belonged to are degraded until a snapshot covers it).
+      // The thread crashes and restarts after this message, which may not have reached the index:
+      // its source is degraded (as by an engine gap) until a snapshot is seeded.
       try {
-        sources.lost(config.stream(), seq, seq);
+        EventSubjects.Source src = EventSubjects.parse(config.subjectPrefix(), m.getSubject());
+        if (src != null) {
+          cursor.degrade(new SourceId(src.worker(), src.rank()), NatsCursor.Degraded.ENGINE_GAP);
+        }
       } catch (Throwable ignored) {
         // The crash is reported as it is; a second failure here adds nothing.
       }

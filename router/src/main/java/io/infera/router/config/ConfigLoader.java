@@ -256,14 +256,20 @@ public final class ConfigLoader {
     ev.only("transport", "nats", "inprocBus", "resetsPerMinute", "resetsBurst");
     Transport transport = ev.enumValue("transport", Transport.class, Transport.ZMQ);
     ConfigNode nats = ev.child("nats");
-    nats.only("url", "stream", "subjectPrefix", "snapshotBucket", "shareLoad");
+    nats.only(
+        "url", "stream", "subjectPrefix", "snapshotBucket", "shareLoad", "outageReadyAfterMs");
     RouterConfig.Nats natsCfg =
         new RouterConfig.Nats(
             nats.string("url", "nats://127.0.0.1:4222"),
             nats.string("stream", "INFERA_KV_EVENTS"),
             nats.string("subjectPrefix", "infera.kv.events"),
             nats.string("snapshotBucket", "infera_kv_snapshots"),
-            nats.bool("shareLoad", true));
+            nats.bool("shareLoad", true),
+            nats.integer(
+                "outageReadyAfterMs",
+                RouterConfig.Nats.DEFAULT_OUTAGE_READY_AFTER_MS,
+                0,
+                86_400_000));
     RouterConfig.Events events =
         new RouterConfig.Events(transport, natsCfg, ev.string("inprocBus", "default"));
 

@@ -74,9 +74,25 @@ public record RouterConfig(
   /**
    * @param shareLoad whether replicas share their in-flight load per worker on the core subject
    *     {@code <subjectPrefix's first token>.load} (default true; off only to compare)
+   * @param outageReadyAfterMs a router that cannot read NATS (unreachable, or the stream not
+   *     readable) is ready after this long without its index and routes by load (0: at once)
    */
   public record Nats(
-      String url, String stream, String subjectPrefix, String snapshotBucket, boolean shareLoad) {}
+      String url,
+      String stream,
+      String subjectPrefix,
+      String snapshotBucket,
+      boolean shareLoad,
+      long outageReadyAfterMs) {
+
+    /** Default for {@link #outageReadyAfterMs()}. */
+    public static final long DEFAULT_OUTAGE_READY_AFTER_MS = 5_000;
+
+    public Nats(
+        String url, String stream, String subjectPrefix, String snapshotBucket, boolean shareLoad) {
+      this(url, stream, subjectPrefix, snapshotBucket, shareLoad, DEFAULT_OUTAGE_READY_AFTER_MS);
+    }
+  }
 
   /** {@code static} or {@code kubernetes}. */
   public enum Backend {

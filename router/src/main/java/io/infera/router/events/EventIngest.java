@@ -9,6 +9,7 @@ import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -34,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * does not (or no longer) know are dropped, so a late message cannot resurrect a purged worker; so
  * are those of a rank at or above the worker's data-parallel size ({@link
  * DropReason#RANK_OUT_OF_RANGE}), so a forged rank cannot make the index grow a view.
+ *
+ * <p>Health: a command that throws an exception is skipped, counted ({@code
+ * infera.kv.writer.errors}) and logged at ERROR (at most once a minute). An {@link Error} ends the
+ * writer: the index's views are then unknown, so {@link #writerProblem()} says so (the router stops
+ * being ready, {@code infera.kv.writer.dead} is 1), it is logged at ERROR once, and later commands
+ * are dropped (counted) instead of blocking their transports on a queue nobody drains.
  *
  * <p>It also keeps each known worker's event lag (engine batch timestamp to application) and binds
  * it as {@code infera.kv.event.lag} per worker.
@@ -97,6 +104,13 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
   // Writer thread: discovered workers and their data-parallel sizes.
   private Map<WorkerId, Integer> known = new HashMap<>();
   private volatile boolean closed;
+  private final AtomicLong writerErrors = new AtomicLong();
+  private final AtomicLong abandoned = new AtomicLong();
+  private volatile String writerDeath;
+  private long lastErrorLogNanos;
+  // The command being applied (writer thread): failed with the writer if it dies on it.
+  private Command current;
+  private boolean errorLogged;
 
   /**
    * @param capacity queued messages before transports block (their own buffers then fill)
@@ -185,6 +199,15 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
   @Override
   public synchronized void bindTo(MeterRegistry registry) {
     this.registry = registry;
+    FunctionCounter.builder("infera.kv.writer.errors", this, EventIngest::writerErrors)
+        .description("index writer commands that threw and were skipped")
+        .register(registry);
+    FunctionCounter.builder("infera.kv.writer.abandoned", this, EventIngest::abandonedCommands)
+        .description("index writer commands dropped because the writer had died")
+        .register(registry);
+    Gauge.builder("infera.kv.writer.dead", this, i -> i.writerDeath == null ? 0 : 1)
+        .description("1 once the index writer thread died (the router is then not ready)")
+        .register(registry);
     lags.forEach(this::bindLag);
   }
 
@@ -260,6 +283,22 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
     return rejectedSnapshots.get();
   }
 
+  /** Commands that threw on the writer and were skipped. */
+  public long writerErrors() {
+    return writerErrors.get();
+  }
+
+  /** Commands dropped because the writer had died. */
+  public long abandonedCommands() {
+    return abandoned.get();
+  }
+
+  /** Why the writer is dead (the error that ended it), or null while it runs. Any thread. */
+  public String writerProblem() {
+    String d = writerDeath;
+    return d == null ? null : "index writer thread died (" + d + "): the index's views are unknown";
+  }
+
   /** Messages waiting to be applied. */
   public int backlog() {
     return queue.size();
@@ -267,13 +306,54 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
 
   private void enqueue(Command c) {
     try {
-      queue.put(c);
+      // Not put(): a writer that died while a transport waits here must not freeze the transport.
+      while (!queue.offer(c, 100, TimeUnit.MILLISECONDS)) {
+        if (writerDeath != null) {
+          abandon(c);
+          return;
+        }
+      }
+      if (writerDeath != null) {
+        abandonQueued();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
+  private void abandon(Command c) {
+    abandoned.incrementAndGet();
+    IllegalStateException dead = new IllegalStateException(writerProblem());
+    if (c instanceof Flush f) {
+      f.done().completeExceptionally(dead);
+    } else if (c instanceof Read<?> r) {
+      r.result().completeExceptionally(dead);
+    }
+  }
+
+  private void abandonQueued() {
+    Command c;
+    while ((c = queue.poll()) != null) {
+      abandon(c);
+    }
+  }
+
   private void run() {
+    try {
+      loop();
+    } catch (Throwable e) {
+      // An Error on the writer (out of memory, a stack overflow): what the index holds now is not
+      // known to match the events, so the router stops being ready instead of routing on it.
+      writerDeath = e.toString();
+      log.error("kv writer thread died, the router is not ready any more error={}", e, e);
+      if (current != null) {
+        abandon(current);
+      }
+      abandonQueued();
+    }
+  }
+
+  private void loop() {
     while (true) {
       Command c;
       try {
@@ -281,6 +361,7 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
       } catch (InterruptedException e) {
         return;
       }
+      current = c;
       try {
         if (c instanceof Message m) {
           apply(m);
@@ -301,10 +382,26 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
           return;
         }
       } catch (RuntimeException e) {
-        // A bug must not stop the writer: log and carry on with the next message.
-        log.error("kv writer failed on {}: {}", c.getClass().getSimpleName(), e.toString(), e);
+        // A bug must not stop the writer: count, log and carry on with the next command.
+        writerErrors.incrementAndGet();
+        logWriterError(c, e);
       }
     }
+  }
+
+  private void logWriterError(Command c, RuntimeException e) {
+    long now = System.nanoTime();
+    if (errorLogged && now - lastErrorLogNanos < TimeUnit.MINUTES.toNanos(1)) {
+      log.debug("kv writer failed on {}: {}", c.getClass().getSimpleName(), e.toString());
+      return;
+    }
+    errorLogged = true;
+    lastErrorLogNanos = now;
+    log.error(
+        "kv writer failed on {}, skipped errors={} (logged at most once a minute)",
+        c.getClass().getSimpleName(),
+        writerErrors.get(),
+        e);
   }
 
   private void seed(Seed s) {

@@ -26,6 +26,38 @@ public interface EventTransport extends MeterBinder, AutoCloseable {
    */
   boolean warm();
 
+  /**
+   * Why the transport's thread delivers nothing now although it should (it crashed and is
+   * restarting, or its loop ended), or null. Checked on every {@code /ready}: never latched.
+   */
+  default String threadProblem() {
+    return null;
+  }
+
+  /** Times the transport's thread crashed (each logged at ERROR and restarted). */
+  default long crashes() {
+    return 0;
+  }
+
+  /**
+   * The transport cannot read its event source now.
+   *
+   * @param reason CamelCase, for the router's events condition ({@code NatsUnreachable}, {@code
+   *     StreamUnreadable})
+   * @param sinceNanos {@link System#nanoTime()} when it began
+   * @param message what failed, for people (no credentials)
+   */
+  record Outage(String reason, long sinceNanos, String message) {}
+
+  /**
+   * Why the transport cannot read its event source (unreachable, or every session failing), or
+   * null. A router whose index is not loaded yet is ready anyway after {@code
+   * events.nats.outageReadyAfterMs} of it and routes by load (docs/contracts.md). Any thread.
+   */
+  default Outage outage() {
+    return null;
+  }
+
   /** Transport name for logs and status ({@code zmq}, {@code inproc}, {@code nats}). */
   String name();
 

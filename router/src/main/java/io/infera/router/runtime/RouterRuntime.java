@@ -76,6 +76,9 @@ public final class RouterRuntime implements AutoCloseable {
   private final SharedLoad sharedLoad;
   private volatile boolean shuttingDown;
   private volatile boolean eventsWarm;
+  // Latched: the router became ready without its index (the event source was unreachable); it
+  // stays ready while it catches up instead of flapping when the source returns.
+  private volatile boolean readyWithoutIndex;
 
   private RouterRuntime(RouterConfig config, Parts parts, IgnoredKeys ignoredKeys)
       throws Exception {
@@ -130,6 +133,15 @@ public final class RouterRuntime implements AutoCloseable {
         new RequestAnalyzer(config, tokenizer::get, routingMetrics, index::otherBlockSizes);
     this.transport = parts.transport(config);
     this.transport.bindTo(registry);
+    Gauge.builder("infera_events_outage", this, rt -> rt.transport.outage() == null ? 0 : 1)
+        .description("1 while the event transport cannot read its source (NATS unreachable)")
+        .register(registry);
+    Gauge.builder(
+            "infera_events_index_unavailable",
+            this,
+            rt -> rt.eventsCondition().status() == EventsCondition.Status.ROUTING_BY_LOAD ? 1 : 0)
+        .description("1 while the router is ready without its KV index and routes by load")
+        .register(registry);
     this.transport.start(ingest);
     this.discovery = parts.discovery(config);
     this.discovery.start(this::onWorkers);
@@ -199,11 +211,27 @@ public final class RouterRuntime implements AutoCloseable {
       reasons.add("discovery (" + discovery.name() + ") has not synced");
     }
     router.notRoutableReason().ifPresent(reasons::add);
+    String writer = ingest.writerProblem();
+    if (writer != null) {
+      reasons.add(writer);
+    }
+    String thread = transport.threadProblem();
+    if (thread != null) {
+      reasons.add("KV events (" + transport.name() + ") " + thread);
+    }
     // Latched: once the event plane was warm, a new worker joining does not flap readiness.
     if (!eventsWarm) {
       eventsWarm = transport.warm();
     }
-    if (!eventsWarm) {
+    if (!eventsWarm && !readyWithoutIndex && outageLongEnough(transport.outage())) {
+      readyWithoutIndex = true;
+      log.warn(
+          "router ready without its KV index, routing by load until the event plane is read"
+              + " transport={} reason={}",
+          transport.name(),
+          transport.outage() == null ? "-" : transport.outage().message());
+    }
+    if (!eventsWarm && !readyWithoutIndex) {
       String why = transport.status().notReadyReason();
       reasons.add(
           "KV events ("
@@ -212,6 +240,59 @@ public final class RouterRuntime implements AutoCloseable {
               + (why == null ? "not connected yet" : "not ready: " + why));
     }
     return reasons;
+  }
+
+  private boolean outageLongEnough(EventTransport.Outage o) {
+    if (o == null || config.events().transport() != RouterConfig.Transport.NATS) {
+      return false;
+    }
+    long graceNanos = config.events().nats().outageReadyAfterMs() * 1_000_000L;
+    return System.nanoTime() - o.sinceNanos() >= graceNanos;
+  }
+
+  /**
+   * The event plane's condition for {@code GET /v1/admin/status} and {@code
+   * infera_events_outage}/{@code infera_events_index_unavailable}: whether the router routes on a
+   * live index, on one that stopped updating, or without one. Any thread.
+   */
+  public EventsCondition eventsCondition() {
+    EventTransport.Outage o = transport.outage();
+    boolean warm = eventsWarm || transport.warm();
+    Long since =
+        o == null ? null : Math.max(0, (System.nanoTime() - o.sinceNanos()) / 1_000_000_000L);
+    if (ingest.writerProblem() != null) {
+      return new EventsCondition(
+          EventsCondition.Status.FAILED, "IndexWriterDead", ingest.writerProblem(), null);
+    }
+    if (!warm && readyWithoutIndex) {
+      return o != null
+          ? new EventsCondition(
+              EventsCondition.Status.ROUTING_BY_LOAD,
+              o.reason(),
+              o.message() + "; routing by load until the index is loaded",
+              since)
+          : new EventsCondition(
+              EventsCondition.Status.ROUTING_BY_LOAD,
+              "CatchingUp",
+              "the event source is back; seeding and reading the stream, routing by load meanwhile",
+              null);
+    }
+    if (o != null) {
+      return warm
+          ? new EventsCondition(
+              EventsCondition.Status.STALE,
+              o.reason(),
+              o.message() + "; routing on the index as of the outage",
+              since)
+          : new EventsCondition(EventsCondition.Status.LOADING, o.reason(), o.message(), since);
+    }
+    String thread = transport.threadProblem();
+    if (thread != null) {
+      return new EventsCondition(EventsCondition.Status.FAILED, "TransportCrashed", thread, null);
+    }
+    return warm
+        ? new EventsCondition(EventsCondition.Status.LIVE, "Live", null, null)
+        : new EventsCondition(EventsCondition.Status.LOADING, "Loading", null, null);
   }
 
   public void beginShutdown() {

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -194,5 +195,38 @@ class EventIngestTest {
     assertThat(ingest.seededSnapshots()).isEqualTo(1);
     assertThat(view(1)).containsExactly(7);
     assertThat(index.dropped(A, io.infera.router.kv.DropReason.RANK_OUT_OF_RANGE)).isEqualTo(1);
+  }
+
+  @Test
+  void anErrorOnTheWriterIsReportedCountedAndNeverFreezesTheTransports() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ingest.bindTo(registry);
+    ingest.workers(Set.of(A), Set.of());
+    assertThat(ingest.writerProblem()).isNull();
+    assertThat(registry.get("infera.kv.writer.dead").gauge().value()).isZero();
+    // The injected failure: an Error thrown on the writer thread, as an OutOfMemoryError would be.
+    java.util.concurrent.CompletableFuture<Object> dying =
+        ingest.onWriter(
+            i -> {
+              throw new OutOfMemoryError("injected");
+            });
+    assertThatThrownBy(() -> dying.get(10, TimeUnit.SECONDS))
+        .hasMessageContaining("index writer thread died");
+    assertThat(ingest.writerProblem())
+        .contains("index writer thread died")
+        .contains("OutOfMemoryError: injected");
+    assertThat(registry.get("infera.kv.writer.dead").gauge().value()).isEqualTo(1.0);
+    // A transport delivering more than the queue holds is not blocked: the deliveries are dropped.
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 3000; i++) {
+      ingest.accept(new Delivery.Live(A, 0, frames(i, 1000.0, null)));
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    assertThat(ingest.abandonedCommands()).isGreaterThanOrEqualTo(3000);
+    assertThat(registry.get("infera.kv.writer.abandoned").functionCounter().count())
+        .isGreaterThanOrEqualTo(3000);
+    assertThat(ingest.applied(A)).isZero();
+    assertThatThrownBy(() -> ingest.flush().get(10, TimeUnit.SECONDS))
+        .hasMessageContaining("index writer thread died");
   }
 }

@@ -15,6 +15,8 @@ class TransportThreadTest {
   /** Fails the steps listed as true, succeeds the others, records what the base asked of it. */
   private static final class Scripted extends TransportThread {
     final List<Boolean> failures;
+    // Steps (by index) that throw an Error instead.
+    volatile java.util.Set<Integer> errors = java.util.Set.of();
     final AtomicInteger steps = new AtomicInteger();
     final List<String> calls = new CopyOnWriteArrayList<>();
     volatile boolean giveUp;
@@ -36,6 +38,9 @@ class TransportThreadTest {
     @Override
     protected boolean step() throws Exception {
       int n = steps.getAndIncrement();
+      if (errors.contains(n)) {
+        throw new StackOverflowError("injected at step " + n);
+      }
       if (n < failures.size() && failures.get(n)) {
         throw new IllegalStateException("step " + n);
       }
@@ -102,5 +107,41 @@ class TransportThreadTest {
     assertThat(never.stopThread(Duration.ofSeconds(1)))
         .isEqualTo(TransportThread.Stopped.NEVER_STARTED);
     assertThatThrownBy(never::start).hasMessage("test transport is closed");
+  }
+
+  @Test
+  void anErrorInAStepIsCountedReportedAndTheLoopRestartsAfterABackOff() {
+    Scripted t = new Scripted(Duration.ofMillis(200));
+    t.errors = java.util.Set.of(2, 3);
+    assertThat(t.threadProblem()).isNull();
+    t.start();
+    // Two crashes in a row, each restarted after a back-off.
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.crashes() == 1);
+    assertThat(t.threadProblem())
+        .contains("test-transport crashed")
+        .contains("StackOverflowError: injected at step 2");
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.crashes() == 2);
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.steps.get() > 6);
+    assertThat(t.threadProblem()).isNull();
+    assertThat(t.calls)
+        .containsExactly(
+            "before on test-transport",
+            "after",
+            "before on test-transport",
+            "after",
+            "before on test-transport");
+    assertThat(t.stopThread(Duration.ofSeconds(2))).isEqualTo(TransportThread.Stopped.ENDED);
+    assertThat(t.threadProblem()).isNull();
+    assertThat(t.crashes()).isEqualTo(2);
+  }
+
+  @Test
+  void aLoopThatEndedByItselfIsAProblemUntilStopped() {
+    Scripted t = new Scripted(Duration.ofMillis(10), true);
+    t.giveUp = true;
+    t.start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.calls.contains("after"));
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.threadProblem() != null);
+    assertThat(t.threadProblem()).isEqualTo("thread test-transport ended");
   }
 }

@@ -31,6 +31,7 @@ final class NatsConnection {
   private final LongSupplier processed;
   private final BooleanSupplier running;
   private volatile boolean connected;
+  private volatile long downSinceNanos = System.nanoTime();
   private Connection conn;
 
   /**
@@ -69,7 +70,7 @@ final class NatsConnection {
               .errorListener(new LoggingErrorListener())
               .build();
       Connection c = Nats.connect(options);
-      connected = true;
+      up();
       log.info("nats connected url={} server={}", url, c.getConnectedUrl());
       conn = c;
     }
@@ -79,6 +80,22 @@ final class NatsConnection {
   /** Whether the connection is up now. Any thread. */
   boolean connected() {
     return connected;
+  }
+
+  /** Since when the connection is down ({@link System#nanoTime()}); meaningless while up. */
+  long downSinceNanos() {
+    return downSinceNanos;
+  }
+
+  private void up() {
+    connected = true;
+  }
+
+  private void down() {
+    if (connected) {
+      downSinceNanos = System.nanoTime();
+    }
+    connected = false;
   }
 
   /** Closes the connection. Consumer thread. */
@@ -94,27 +111,27 @@ final class NatsConnection {
         log.debug("nats close failed", e);
       }
     }
-    connected = false;
+    down();
   }
 
   private void onEvent(Connection c, ConnectionListener.Events event) {
     switch (event) {
-      case CONNECTED -> connected = true;
+      case CONNECTED -> up();
       case DISCONNECTED -> {
         // Also reported for each failed first connect: log only the loss of a connection.
         if (connected && running.getAsBoolean()) {
           log.warn("nats disconnected url={}, reconnecting", url);
         }
-        connected = false;
+        down();
       }
       case RECONNECTED -> {
-        connected = true;
+        up();
         counters.reconnects.incrementAndGet();
         // Resume from the last processed sequence on a fresh consumer.
         onReconnect.run();
         log.info("nats reconnected url={} processed_seq={}", url, processed.getAsLong());
       }
-      case CLOSED -> connected = false;
+      case CLOSED -> down();
       case LAME_DUCK -> log.warn("nats server entering lame duck mode url={}", url);
       default -> log.debug("nats connection event={}", event);
     }

@@ -51,6 +51,7 @@ final class NatsConsumer implements SnapshotSeeder.Stream {
   private final NatsSources sources;
   private final EventSink sink;
   private final BooleanSupplier running;
+  private final Runnable consuming;
   private final AtomicReference<Pending> pending = new AtomicReference<>(new Pending(0, List.of()));
 
   // Consumer-thread state.
@@ -74,6 +75,8 @@ final class NatsConsumer implements SnapshotSeeder.Stream {
   /**
    * @param sink receives the deliveries (and is flushed before {@link #warm()} turns true)
    * @param running false once the transport stops
+   * @param consuming called on the consumer thread each time a consumer is under way (a session
+   *     that works: the transport clears a crash)
    */
   NatsConsumer(
       RouterConfig.Nats config,
@@ -84,7 +87,8 @@ final class NatsConsumer implements SnapshotSeeder.Stream {
       NatsCounters counters,
       SnapshotWatch watch,
       EventSink sink,
-      BooleanSupplier running) {
+      BooleanSupplier running,
+      Runnable consuming) {
     this.config = config;
     this.settings = settings;
     this.cursor = cursor;
@@ -92,6 +96,7 @@ final class NatsConsumer implements SnapshotSeeder.Stream {
     this.watch = watch;
     this.sink = sink;
     this.running = running;
+    this.consuming = consuming;
     this.sources =
         new NatsSources(
             config.subjectPrefix(), pageSize, cursor, hold, counters, watch, this, sink);
@@ -290,6 +295,7 @@ final class NatsConsumer implements SnapshotSeeder.Stream {
     IterableConsumer it =
         ctx.iterate(ConsumeOptions.builder().batchSize(settings.consumerBatch()).build());
     log.info("nats consumer started stream={} from_seq={}", config.stream(), from);
+    consuming.run();
     lastMessageNanos = System.nanoTime();
     lastStreamCheckNanos = lastMessageNanos;
     try {
@@ -412,6 +418,18 @@ final class NatsConsumer implements SnapshotSeeder.Stream {
     try {
       long ts = md.timestamp() == null ? 0 : md.timestamp().toInstant().toEpochMilli();
       sources.message(m.getSubject(), seq, m.getHeaders(), data, ts);
+    } catch (Error e) {
+      // The thread crashes and restarts after this message, which may not have reached the index:
+      // its source is degraded (as by an engine gap) until a snapshot is seeded.
+      try {
+        EventSubjects.Source src = EventSubjects.parse(config.subjectPrefix(), m.getSubject());
+        if (src != null) {
+          cursor.degrade(new SourceId(src.worker(), src.rank()), NatsCursor.Degraded.ENGINE_GAP);
+        }
+      } catch (Throwable ignored) {
+        // The crash is reported as it is; a second failure here adds nothing.
+      }
+      throw e;
     } finally {
       checkCaughtUp(pendingAfter);
     }

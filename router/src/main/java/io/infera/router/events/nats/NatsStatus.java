@@ -10,6 +10,8 @@ import java.util.Map;
  * @param targetSeq the stream's last sequence when the router started: warm once processed
  * @param heldMessages events of undiscovered workers held now
  * @param notWarmReason why {@link NatsTransport#warm()} is false, null when it is true
+ * @param threadCrashes times the consumer thread crashed (and was restarted)
+ * @param threadProblem why the consumer thread delivers nothing now, or null
  */
 public record NatsStatus(
     String url,
@@ -22,7 +24,9 @@ public record NatsStatus(
     long streamLastSeq,
     long targetSeq,
     int heldMessages,
-    String notWarmReason) {
+    String notWarmReason,
+    long threadCrashes,
+    String threadProblem) {
 
   /** The {@code nats} object of the admin status: this, then the counters, in its order. */
   Map<String, Object> fields(NatsCounters c) {
@@ -55,6 +59,8 @@ public record NatsStatus(
     out.put("lost_messages", c.lostMessages());
     out.put("undiscovered_dropped", c.undiscoveredDropped());
     out.put("errors", c.errors());
+    out.put("thread_crashes", threadCrashes);
+    out.put("thread_problem", threadProblem);
     return out;
   }
 }

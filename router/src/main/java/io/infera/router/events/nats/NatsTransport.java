@@ -68,6 +68,10 @@ public final class NatsTransport extends TransportThread implements EventTranspo
   private final NatsConnection connection;
   private final NatsConsumer consumer;
   private volatile EventSink sink;
+  // Sessions failing in a row (connected, yet the stream or bucket cannot be read): since when, or
+  // 0 when the last session got a consumer going; and the last failure.
+  private volatile long failingSinceNanos;
+  private volatile String lastFailure;
 
   /**
    * @param pageSize the index's block size: snapshots built with another are not seeded
@@ -104,7 +108,16 @@ public final class NatsTransport extends TransportThread implements EventTranspo
             this::running);
     this.consumer =
         new NatsConsumer(
-            config, settings, pageSize, cursor, hold, counters, watch, new ToSink(), this::running);
+            config,
+            settings,
+            pageSize,
+            cursor,
+            hold,
+            counters,
+            watch,
+            new ToSink(),
+            this::running,
+            this::consuming);
   }
 
   @Override
@@ -137,6 +150,7 @@ public final class NatsTransport extends TransportThread implements EventTranspo
   @Override
   public void bindTo(MeterRegistry registry) {
     counters.bindTo(registry);
+    bindCrashes(registry, name(), this);
   }
 
   @Override
@@ -156,6 +170,32 @@ public final class NatsTransport extends TransportThread implements EventTranspo
   }
 
   // ---------------------------------------------------------------- status (any thread)
+
+  /**
+   * NATS is unreachable ({@code NatsUnreachable}: not connected), or reachable while every session
+   * fails ({@code StreamUnreadable}: the stream or the bucket cannot be read); null otherwise.
+   */
+  @Override
+  public Outage outage() {
+    if (!running()) {
+      return null;
+    }
+    String last = lastFailure;
+    if (!connection.connected()) {
+      return new Outage(
+          "NatsUnreachable",
+          connection.downSinceNanos(),
+          "cannot connect to " + config.url() + (last == null ? "" : ": " + last));
+    }
+    long failing = failingSinceNanos;
+    if (failing != 0) {
+      return new Outage(
+          "StreamUnreadable",
+          failing,
+          "cannot read stream " + config.stream() + (last == null ? "" : ": " + last));
+    }
+    return null;
+  }
 
   /** Why {@link #warm()} is false, or null. */
   public String notWarmReason() {
@@ -195,7 +235,9 @@ public final class NatsTransport extends TransportThread implements EventTranspo
         consumer.lastSeq(),
         consumer.targetSeq(),
         hold.size(),
-        notWarmReason());
+        notWarmReason(),
+        crashes(),
+        threadProblem());
   }
 
   /** Readiness, the {@code nats} status object, and every source's stream position and health. */
@@ -206,10 +248,11 @@ public final class NatsTransport extends TransportThread implements EventTranspo
     for (NatsSourceStatus s : sources()) {
       known.put(new SourceId(s.worker(), s.rank()), s.toSource());
     }
+    String problem = threadProblem();
     return new TransportStatus(
         name(),
         st.warm(),
-        st.notWarmReason(),
+        problem != null ? problem : st.notWarmReason(),
         st.fields(counters),
         new TransportStatus.Sources(known, NatsSourceStatus.UNSEEN));
   }
@@ -261,6 +304,12 @@ public final class NatsTransport extends TransportThread implements EventTranspo
     return Math.round(v * 1000.0) / 1000.0;
   }
 
+  /** A consumer is under way: a crash is over, sessions work again. Consumer thread. */
+  private void consuming() {
+    failingSinceNanos = 0;
+    recovered();
+  }
+
   private void requestRestart() {
     consumer.requestRestart();
   }
@@ -293,6 +342,10 @@ public final class NatsTransport extends TransportThread implements EventTranspo
   @Override
   protected boolean failed(Exception e, int failures, Duration pause) {
     counters.errors.incrementAndGet();
+    lastFailure = e.toString();
+    if (failingSinceNanos == 0) {
+      failingSinceNanos = System.nanoTime() | 1;
+    }
     log.warn(
         "nats transport failed, retrying url={} attempt={} retry_ms={} error={}",
         config.url(),
@@ -301,6 +354,18 @@ public final class NatsTransport extends TransportThread implements EventTranspo
         e.toString());
     log.debug("nats transport failure", e);
     return true;
+  }
+
+  @Override
+  protected void crashed(Throwable e) {
+    counters.errors.incrementAndGet();
+    lastFailure = e.toString();
+    log.error(
+        "nats transport consumer crashed, restarting it after a back-off crashes={}"
+            + " processed_seq={}",
+        crashes(),
+        cursor.processed(),
+        e);
   }
 
   @Override

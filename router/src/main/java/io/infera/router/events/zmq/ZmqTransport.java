@@ -118,12 +118,13 @@ public final class ZmqTransport extends TransportThread implements EventTranspor
   /** Name and warmth; the admin status shows no more of this transport. */
   @Override
   public TransportStatus status() {
-    return TransportStatus.of(name(), warm());
+    return new TransportStatus(name(), warm(), threadProblem(), Map.of(), null);
   }
 
   @Override
   public void bindTo(MeterRegistry registry) {
     counters.bindTo(registry);
+    TransportThread.bindCrashes(registry, name(), this);
   }
 
   @Override
@@ -210,9 +211,10 @@ public final class ZmqTransport extends TransportThread implements EventTranspor
   }
 
   @Override
-  protected void crashed(RuntimeException e) {
+  protected void crashed(Throwable e) {
     counters.errors.incrementAndGet();
-    log.error("zmq transport poller failed", e);
+    log.error(
+        "zmq transport poller crashed, restarting it after a back-off crashes={}", crashes(), e);
   }
 
   @Override
@@ -228,6 +230,12 @@ public final class ZmqTransport extends TransportThread implements EventTranspor
     } finally {
       context = null;
       view = List.of();
+      // A restart after a crash opens every source again on a fresh context.
+      sources.clear();
+      polled = new ZmqSource[0];
+      poller = null;
+      pollerStale = true;
+      appliedGeneration = -1;
     }
   }
 

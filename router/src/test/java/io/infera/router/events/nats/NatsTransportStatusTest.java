@@ -56,7 +56,9 @@ class NatsTransportStatusTest {
               "consumer_restarts",
               "lost_messages",
               "undiscovered_dropped",
-              "errors");
+              "errors",
+              "thread_crashes",
+              "thread_problem");
       assertThat(s.fields())
           .contains(
               entry("url", "nats://127.0.0.1:1"),

@@ -336,7 +336,13 @@ public final class ConfigLoader {
         "shutdownTimeoutMs",
         "breakerFailures",
         "breakerCooldownMs",
-        "breakerMaxCooldownMs");
+        "breakerMaxCooldownMs",
+        // tokenization and analysis budget
+        "tokenizeMaxChars",
+        "tokenizeMaxPieceChars",
+        "analysisInFlightBytes",
+        "analysisConcurrency",
+        "analysisQueue");
     RouterConfig.Limits limits =
         new RouterConfig.Limits(
             lim.integer("maxBodyBytes", 64L << 20, 1024, 1L << 31),
@@ -346,7 +352,31 @@ public final class ConfigLoader {
             lim.integer("shutdownTimeoutMs", 30_000, 0, 3_600_000),
             (int) lim.integer("breakerFailures", 3, 1, 1000),
             lim.integer("breakerCooldownMs", 1000, 1, 3_600_000),
-            lim.integer("breakerMaxCooldownMs", 30_000, 1, 3_600_000));
+            lim.integer("breakerMaxCooldownMs", 30_000, 1, 3_600_000),
+            new RouterConfig.Analysis(
+                (int)
+                    lim.integer(
+                        "tokenizeMaxChars",
+                        RouterConfig.Analysis.DEFAULT_TOKENIZE_MAX_CHARS,
+                        0,
+                        Integer.MAX_VALUE - 16),
+                (int)
+                    lim.integer(
+                        "tokenizeMaxPieceChars",
+                        RouterConfig.Analysis.DEFAULT_TOKENIZE_MAX_PIECE_CHARS,
+                        1024,
+                        64 << 20),
+                lim.integer(
+                    "analysisInFlightBytes",
+                    RouterConfig.Analysis.DEFAULT_IN_FLIGHT_BYTES,
+                    1024,
+                    1L << 40),
+                (int)
+                    lim.integer(
+                        "analysisConcurrency", RouterConfig.Analysis.defaultConcurrency(), 1, 1024),
+                (int)
+                    lim.integer(
+                        "analysisQueue", RouterConfig.Analysis.DEFAULT_QUEUE, 0, 1_000_000)));
 
     ConfigNode listen = n.child("listen");
     listen.only("host", "port");

@@ -145,6 +145,7 @@ public record RouterConfig(
    * @param shutdownTimeoutMs how long graceful shutdown waits for in-flight requests
    * @param breakerFailures consecutive faults that open a worker's breaker
    * @param breakerCooldownMs first open period; doubles up to {@code breakerMaxCooldownMs}
+   * @param analysis the tokenization budget and the global analysis budget
    */
   public record Limits(
       long maxBodyBytes,
@@ -154,7 +155,70 @@ public record RouterConfig(
       long shutdownTimeoutMs,
       int breakerFailures,
       long breakerCooldownMs,
-      long breakerMaxCooldownMs) {}
+      long breakerMaxCooldownMs,
+      Analysis analysis) {
+
+    /** Limits with the default analysis budget. */
+    public Limits(
+        long maxBodyBytes,
+        int retries,
+        long connectTimeoutMs,
+        long firstByteTimeoutMs,
+        long shutdownTimeoutMs,
+        int breakerFailures,
+        long breakerCooldownMs,
+        long breakerMaxCooldownMs) {
+      this(
+          maxBodyBytes,
+          retries,
+          connectTimeoutMs,
+          firstByteTimeoutMs,
+          shutdownTimeoutMs,
+          breakerFailures,
+          breakerCooldownMs,
+          breakerMaxCooldownMs,
+          Analysis.defaults());
+    }
+  }
+
+  /**
+   * What the router spends on analysing requests (docs/operations.md, "Tokenization budget").
+   *
+   * @param tokenizeMaxChars prompts (or rendered chats) longer than this are not tokenized but
+   *     routed by load
+   * @param tokenizeMaxPieceChars the longest text one native tokenizer call gets; a prompt with a
+   *     longer stretch that cannot be cut at a pre-token boundary is routed by load
+   * @param analysisInFlightBytes request bytes being analysed or waiting for it, all requests
+   *     together; a request that does not fit gets 429 (one request alone always fits)
+   * @param analysisConcurrency requests analysed at once (threads)
+   * @param analysisQueue requests waiting for an analysis thread; beyond it, 429
+   */
+  public record Analysis(
+      int tokenizeMaxChars,
+      int tokenizeMaxPieceChars,
+      long analysisInFlightBytes,
+      int analysisConcurrency,
+      int analysisQueue) {
+
+    public static final int DEFAULT_TOKENIZE_MAX_CHARS = 8 << 20;
+    public static final int DEFAULT_TOKENIZE_MAX_PIECE_CHARS = 1 << 20;
+    public static final long DEFAULT_IN_FLIGHT_BYTES = 96L << 20;
+    public static final int DEFAULT_QUEUE = 256;
+
+    /** Threads by default: the processors, at least 2. */
+    public static int defaultConcurrency() {
+      return Math.max(2, Runtime.getRuntime().availableProcessors());
+    }
+
+    public static Analysis defaults() {
+      return new Analysis(
+          DEFAULT_TOKENIZE_MAX_CHARS,
+          DEFAULT_TOKENIZE_MAX_PIECE_CHARS,
+          DEFAULT_IN_FLIGHT_BYTES,
+          defaultConcurrency(),
+          DEFAULT_QUEUE);
+    }
+  }
 
   public record Listen(String host, int port) {}
 

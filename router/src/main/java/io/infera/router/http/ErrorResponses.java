@@ -20,6 +20,8 @@ public final class ErrorResponses {
       case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE -> 503;
       case UPSTREAM_FAILED -> 502;
       case UPSTREAM_TIMEOUT -> 504;
+      case OVERLOADED -> 429;
+      case CLIENT_GONE -> 499;
       case INTERNAL -> 500;
     };
   }
@@ -30,6 +32,8 @@ public final class ErrorResponses {
       case BAD_REQUEST, TOO_LARGE, UNKNOWN_MODEL, NOT_FOUND -> "invalid_request_error";
       case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE -> "service_unavailable";
       case UPSTREAM_FAILED, UPSTREAM_TIMEOUT -> "upstream_error";
+      case OVERLOADED -> "rate_limit_exceeded";
+      case CLIENT_GONE -> "client_closed_request";
       case INTERNAL -> "server_error";
     };
   }
@@ -46,6 +50,8 @@ public final class ErrorResponses {
       case TOKENIZER_UNAVAILABLE -> "tokenizer_unavailable";
       case UPSTREAM_FAILED -> "worker_failed";
       case UPSTREAM_TIMEOUT -> "worker_timeout";
+      case OVERLOADED -> "analysis_budget_full";
+      case CLIENT_GONE -> "client_gone";
       case INTERNAL -> "internal_error";
     };
   }
@@ -64,6 +70,10 @@ public final class ErrorResponses {
   public static void send(HttpServerResponse resp, RoutingFailure f, String requestId) {
     if (resp.headWritten() || resp.ended() || resp.closed()) {
       return;
+    }
+    if (f.kind() == RoutingFailure.Kind.OVERLOADED) {
+      // the budget frees as analyses finish, typically within seconds
+      resp.putHeader("retry-after", "1");
     }
     resp.setStatusCode(status(f))
         .putHeader("content-type", "application/json")

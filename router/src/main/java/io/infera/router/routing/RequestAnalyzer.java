@@ -11,6 +11,7 @@ import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.ContentFormat;
 import io.infera.router.tokenize.Prompt;
 import io.infera.router.tokenize.PromptTokenizer;
+import io.infera.router.tokenize.TokenizeBudgetException;
 import io.infera.router.tokenize.Tokenized;
 import io.infera.router.tokenize.TokenizerException;
 import io.infera.router.tokenize.VllmChat;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,8 +178,21 @@ public final class RequestAnalyzer {
     return hasher.get().hash(ids, firstParent, otherBlockSizes.get());
   }
 
-  @SuppressWarnings("unchecked")
+  /** As {@link #analyze(byte[], Endpoint, BooleanSupplier)} for a client that stays. */
   public Result analyze(byte[] bodyBytes, Endpoint endpoint) {
+    return analyze(bodyBytes, endpoint, () -> false);
+  }
+
+  /**
+   * Analyses one request body. Before tokenizing, the prompt is held against the tokenization
+   * budget ({@code limits.tokenizeMaxChars}): a longer one is routed by load with reason {@code
+   * too_long}, and a chat whose messages are already longer is not even rendered.
+   *
+   * @param clientGone read between steps: once true, the analysis stops without tokenizing and
+   *     returns {@link RoutingFailure.ClientGone}
+   */
+  @SuppressWarnings("unchecked")
+  public Result analyze(byte[] bodyBytes, Endpoint endpoint, BooleanSupplier clientGone) {
     long t0 = System.nanoTime();
     PromptTokenizer tokenizer = this.tokenizer.get();
     Object parsed;
@@ -188,6 +203,9 @@ public final class RequestAnalyzer {
     }
     if (!(parsed instanceof Map)) {
       return bad("request body must be a JSON object", null);
+    }
+    if (clientGone.getAsBoolean()) {
+      return GONE;
     }
     Map<String, Object> body = (Map<String, Object>) parsed;
     Object modelValue = body.get("model");
@@ -267,7 +285,16 @@ public final class RequestAnalyzer {
     RequestHashes hashes = RequestHashes.empty();
     int tokens = -1;
     String failure = null;
-    if (tokenizer != null) {
+    if (clientGone.getAsBoolean()) {
+      return GONE;
+    }
+    long maxChars = config.limits().analysis().tokenizeMaxChars();
+    if (promptChars(prompt, maxChars) > maxChars) {
+      // Counted before rendering or tokenizing: the tokenizer never sees it (and nor does the
+      // engine's /tokenize in engine mode); the engine answers the request as it would.
+      failure = TokenizeBudgetException.TOO_LONG;
+      log.debug("not tokenized reason=too_long limit={}", maxChars);
+    } else if (tokenizer != null) {
       try {
         Optional<Tokenized> t = tokenizer.tokenize(prompt);
         if (t.isPresent()) {
@@ -276,6 +303,9 @@ public final class RequestAnalyzer {
         } else {
           failure = "batch";
         }
+      } catch (TokenizeBudgetException e) {
+        failure = e.reason();
+        log.debug("not tokenized reason={} msg={}", e.reason(), e.getMessage());
       } catch (ChatTemplateException e) {
         failure = "template";
         log.debug("tokenize failed reason=template msg={}", e.getMessage());
@@ -301,6 +331,48 @@ public final class RequestAnalyzer {
     return new Result.Ok(
         new Analyzed(
             endpoint, body, model, stream, prompt, hashes, tokens, firstParent, nanos, failure));
+  }
+
+  private static final Result GONE =
+      new Result.Failed(new RoutingFailure.ClientGone("the client closed the connection"));
+
+  /**
+   * The prompt's characters as far as they count against the budget: a text's length, a chat's
+   * message, tool and document strings (the template adds little; the rendered text is checked
+   * again before encoding). Counting stops past {@code cap}.
+   */
+  static long promptChars(Prompt prompt, long cap) {
+    if (prompt instanceof Prompt.Text t) {
+      return t.text().length();
+    }
+    if (prompt instanceof Prompt.Chat c) {
+      long n = stringChars(c.input().messages(), 0, cap);
+      n = stringChars(c.input().tools(), n, cap);
+      return stringChars(c.input().documents(), n, cap);
+    }
+    // token arrays are not tokenized; a batch is routed by load anyway
+    return 0;
+  }
+
+  private static long stringChars(Object v, long n, long cap) {
+    if (n > cap || v == null) {
+      return n;
+    }
+    if (v instanceof String s) {
+      return n + s.length();
+    }
+    if (v instanceof Map<?, ?> m) {
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        n = stringChars(e.getValue(), stringChars(e.getKey(), n, cap), cap);
+      }
+      return n;
+    }
+    if (v instanceof List<?> l) {
+      for (Object o : l) {
+        n = stringChars(o, n, cap);
+      }
+    }
+    return n;
   }
 
   private static Optional<Prompt> completionPrompt(Object p) {

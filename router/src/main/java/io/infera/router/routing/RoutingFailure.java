@@ -27,6 +27,10 @@ public sealed interface RoutingFailure {
     UPSTREAM_FAILED,
     /** The worker did not answer in time. */
     UPSTREAM_TIMEOUT,
+    /** The global analysis budget (bytes, threads, queue) is full. */
+    OVERLOADED,
+    /** The client closed the connection before the request was answered (nothing is sent). */
+    CLIENT_GONE,
     /** A bug (logged with the request id). */
     INTERNAL
   }
@@ -98,6 +102,22 @@ public sealed interface RoutingFailure {
     @Override
     public Kind kind() {
       return Kind.TOKENIZER_UNAVAILABLE;
+    }
+  }
+
+  /** The global analysis budget is full ({@link AnalysisBudget}): 429. */
+  record Overloaded(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.OVERLOADED;
+    }
+  }
+
+  /** The client left before its analysis ran; nothing reaches it (499 in logs). */
+  record ClientGone(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.CLIENT_GONE;
     }
   }
 

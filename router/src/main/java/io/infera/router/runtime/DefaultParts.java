@@ -53,6 +53,10 @@ public final class DefaultParts implements RouterRuntime.Parts {
     }
     return PromptTokenizer.load(
         TokenizerSource.resolve(config.tokenizer().path(), config.tokenizer().revision(), env),
-        PromptTokenizer.Options.defaults().withPrefixReuse(config.tokenizer().prefixReuse()));
+        PromptTokenizer.Options.defaults()
+            .withPrefixReuse(config.tokenizer().prefixReuse())
+            .withBudget(
+                config.limits().analysis().tokenizeMaxChars(),
+                config.limits().analysis().tokenizeMaxPieceChars()));
   }
 }

@@ -1,13 +1,14 @@
 package io.infera.router.tokenize;
 
-import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -37,14 +38,31 @@ public final class HfTokenizer implements AutoCloseable {
     }
   }
 
+  /**
+   * The longest text one native call gets by default. Measured (docs/operations.md, "Tokenization
+   * budget"): the native tokenizer takes about 170 bytes of memory per input character, so pieces
+   * of this size stay far below the router's 1 GiB even when several run at once.
+   */
+  public static final int DEFAULT_MAX_PIECE_CHARS = 1 << 20;
+
+  /** The size texts are cut to when they may be cut (pieces end at the last boundary before). */
+  static final int CHUNK_CHARS = 1 << 16;
+
   private final HuggingFaceTokenizer tokenizer;
+  private final long handle;
   private final List<AddedToken> addedTokens;
   private final String origin;
+  private final boolean chunksPlain;
+  private final boolean chunksWithSpecial;
 
   private HfTokenizer(HuggingFaceTokenizer tokenizer, List<AddedToken> added, String origin) {
     this.tokenizer = tokenizer;
+    this.handle = tokenizer.getHandle();
     this.addedTokens = List.copyOf(added);
     this.origin = origin;
+    boolean cuttable = ChunkBoundaries.addedTokensAllowCuts(addedTokens);
+    this.chunksPlain = cuttable && ChunkBoundaries.verify(this::encodeOnce, false);
+    this.chunksWithSpecial = cuttable && ChunkBoundaries.verify(this::encodeOnce, true);
   }
 
   /** Builds the tokenizer from {@code tokenizer.json} bytes. */
@@ -68,19 +86,82 @@ public final class HfTokenizer implements AutoCloseable {
   }
 
   /**
-   * Encodes text.
+   * Encodes text, at most {@link #DEFAULT_MAX_PIECE_CHARS} characters per native call.
    *
    * @param addSpecialTokens true for completion prompts (BOS etc. as the post-processor says),
    *     false for rendered chat prompts
+   * @throws TokenizeBudgetException when the text has a piece the native tokenizer must not see
    */
   public int[] encode(String text, boolean addSpecialTokens) {
-    Encoding e = tokenizer.encode(wellFormed(text), addSpecialTokens, false);
-    long[] ids = e.getIds();
-    int[] out = new int[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      out[i] = (int) ids[i];
+    return encode(text, addSpecialTokens, DEFAULT_MAX_PIECE_CHARS);
+  }
+
+  /**
+   * Encodes text in pieces cut only at {@link ChunkBoundaries verified} pre-token boundaries, so
+   * the ids are those of one call while the native tokenizer's memory stays bounded by the piece.
+   *
+   * @param maxPieceChars the longest text one native call may get; a text that cannot be cut into
+   *     such pieces (one giant word, a long whitespace or CJK run) is refused, never encoded
+   * @throws TokenizeBudgetException when the text cannot be cut into pieces of that size
+   */
+  public int[] encode(String text, boolean addSpecialTokens, int maxPieceChars) {
+    String s = wellFormed(text);
+    if (s.length() <= Math.min(CHUNK_CHARS, maxPieceChars)) {
+      return encodeOnce(s, addSpecialTokens);
     }
-    return out;
+    boolean cut = addSpecialTokens ? chunksWithSpecial : chunksPlain;
+    if (!cut) {
+      if (s.length() > maxPieceChars) {
+        throw new TokenizeBudgetException(
+            TokenizeBudgetException.UNSPLITTABLE,
+            s.length() + " chars and this tokenizer cannot be cut at pre-token boundaries");
+      }
+      return encodeOnce(s, addSpecialTokens);
+    }
+    int[] cuts = ChunkBoundaries.cuts(s, CHUNK_CHARS, maxPieceChars);
+    int[] out = new int[Math.max(16, s.length() / 2)];
+    int n = 0;
+    int from = 0;
+    for (int i = 0; i <= cuts.length; i++) {
+      int to = i < cuts.length ? cuts[i] : s.length();
+      int[] ids = encodeOnce(s.substring(from, to), addSpecialTokens && from == 0);
+      if (n + ids.length > out.length) {
+        out = Arrays.copyOf(out, Math.max(n + ids.length, out.length + (out.length >> 1)));
+      }
+      System.arraycopy(ids, 0, out, n, ids.length);
+      n += ids.length;
+      from = to;
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  /**
+   * One native call that copies only the ids back: DJL's {@code Encoding} also copies every token's
+   * string, word id, masks and character span (most of the heap a long prompt takes).
+   */
+  private int[] encodeOnce(String text, boolean addSpecialTokens) {
+    long enc = TokenizersLibrary.LIB.encode(handle, text, addSpecialTokens);
+    try {
+      long[] ids = TokenizersLibrary.LIB.getTokenIds(enc);
+      int[] out = new int[ids.length];
+      for (int i = 0; i < ids.length; i++) {
+        out[i] = (int) ids[i];
+      }
+      return out;
+    } finally {
+      TokenizersLibrary.LIB.deleteEncoding(enc);
+    }
+  }
+
+  /**
+   * True when texts longer than one piece are cut (plain, with special tokens): checked at load.
+   */
+  public boolean cutsPlain() {
+    return chunksPlain;
+  }
+
+  public boolean cutsWithSpecial() {
+    return chunksWithSpecial;
   }
 
   /**

@@ -18,18 +18,37 @@ public final class PromptTokenizer implements AutoCloseable {
    * @param prefixReuse reuse token ids of previously seen rendered prefixes
    * @param prefixCacheTokens bound of the prefix cache, in stored tokens
    * @param clock what {@code strftime_now} sees
+   * @param maxChars the longest text (completion prompt or rendered chat) that is tokenized; longer
+   *     ones throw {@link TokenizeBudgetException} before the tokenizer sees them
+   * @param maxPieceChars the longest text one native tokenizer call gets ({@link
+   *     HfTokenizer#encode(String, boolean, int)})
    */
-  public record Options(boolean prefixReuse, long prefixCacheTokens, Clock clock) {
+  public record Options(
+      boolean prefixReuse, long prefixCacheTokens, Clock clock, int maxChars, int maxPieceChars) {
+
+    /** The default {@code limits.tokenizeMaxChars}: see docs/operations.md for the measurement. */
+    public static final int DEFAULT_MAX_CHARS = 8 << 20;
+
     public static Options defaults() {
-      return new Options(true, 4_000_000, Clock.systemDefaultZone());
+      return new Options(
+          true,
+          4_000_000,
+          Clock.systemDefaultZone(),
+          DEFAULT_MAX_CHARS,
+          HfTokenizer.DEFAULT_MAX_PIECE_CHARS);
     }
 
     public Options withPrefixReuse(boolean on) {
-      return new Options(on, prefixCacheTokens, clock);
+      return new Options(on, prefixCacheTokens, clock, maxChars, maxPieceChars);
     }
 
     public Options withClock(Clock c) {
-      return new Options(prefixReuse, prefixCacheTokens, c);
+      return new Options(prefixReuse, prefixCacheTokens, c, maxChars, maxPieceChars);
+    }
+
+    /** The tokenization budget ({@code limits.tokenizeMaxChars}, {@code tokenizeMaxPieceChars}). */
+    public Options withBudget(int chars, int pieceChars) {
+      return new Options(prefixReuse, prefixCacheTokens, clock, chars, pieceChars);
     }
   }
 
@@ -122,7 +141,8 @@ public final class PromptTokenizer implements AutoCloseable {
   /** A completion prompt: encoded with the tokenizer's special tokens (BOS, …). */
   public Tokenized encodeText(String prompt) {
     long t0 = System.nanoTime();
-    int[] ids = tokenizer.encode(prompt, true);
+    checkBudget(prompt.length());
+    int[] ids = tokenizer.encode(prompt, true, options.maxPieceChars());
     return new Tokenized(ids, null, 0, 0, System.nanoTime() - t0);
   }
 
@@ -179,17 +199,18 @@ public final class PromptTokenizer implements AutoCloseable {
    */
   public Tokenized encodeRenderedText(String text) {
     long t1 = System.nanoTime();
+    checkBudget(text.length());
     int[] ids;
     int reused = 0;
     if (cache == null) {
-      ids = tokenizer.encode(text, false);
+      ids = tokenizer.encode(text, false, options.maxPieceChars());
     } else {
       PrefixCache.Scan scan = cache.scan(text);
       PrefixCache.Hit hit = cache.find(scan);
       if (hit == null) {
-        ids = tokenizer.encode(text, false);
+        ids = tokenizer.encode(text, false, options.maxPieceChars());
       } else {
-        int[] rest = tokenizer.encode(text.substring(hit.chars()), false);
+        int[] rest = tokenizer.encode(text.substring(hit.chars()), false, options.maxPieceChars());
         ids = Arrays.copyOf(hit.ids(), hit.ids().length + rest.length);
         System.arraycopy(rest, 0, ids, hit.ids().length, rest.length);
         reused = hit.ids().length;
@@ -198,6 +219,19 @@ public final class PromptTokenizer implements AutoCloseable {
     }
     long t2 = System.nanoTime();
     return new Tokenized(ids, text, reused, 0, t2 - t1);
+  }
+
+  /** The budget: {@code chars} of text may be tokenized, else {@link TokenizeBudgetException}. */
+  public void checkBudget(long chars) {
+    if (chars > options.maxChars()) {
+      throw new TokenizeBudgetException(
+          TokenizeBudgetException.TOO_LONG,
+          chars + " chars, over limits.tokenizeMaxChars (" + options.maxChars() + ")");
+    }
+  }
+
+  public Options options() {
+    return options;
   }
 
   /** Encodes rendered chat text without reuse (tests compare against it). */

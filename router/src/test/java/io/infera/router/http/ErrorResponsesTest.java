@@ -38,6 +38,13 @@ class ErrorResponsesTest {
             new RoutingFailure.UpstreamFailed("x"), 502, "upstream_error", "worker_failed"),
         Arguments.of(
             new RoutingFailure.UpstreamTimeout("t"), 504, "upstream_error", "worker_timeout"),
+        Arguments.of(
+            new RoutingFailure.Overloaded("busy"),
+            429,
+            "rate_limit_exceeded",
+            "analysis_budget_full"),
+        Arguments.of(
+            new RoutingFailure.ClientGone("left"), 499, "client_closed_request", "client_gone"),
         Arguments.of(new RoutingFailure.Internal("bug"), 500, "server_error", "internal_error"));
   }
 

@@ -29,6 +29,12 @@ public final class Defaults {
   /** Router HTTP port: the API, /health, /ready and /metrics. */
   public static final int ROUTER_PORT = 8000;
 
+  /**
+   * The router's admin port (RouterConfig {@code admin.port}): {@code /v1/admin/*}, {@code
+   * /v1/workers}, {@code /metrics}; only the operator and a configured scraper may reach it.
+   */
+  public static final int ROUTER_ADMIN_PORT = 8081;
+
   public static final int NATS_CLIENT_PORT = 4222;
   public static final int NATS_MONITOR_PORT = 8222;
 
@@ -49,8 +55,39 @@ public final class Defaults {
   public static final String NATS_MEMORY = "512Mi";
   public static final String NATS_STORAGE = "10Gi";
 
+  /**
+   * The JVM heap's share of the container memory limit; the rest is metaspace, threads, direct
+   * buffers and the tokenizer's native memory. The one setting of it: the images carry no heap flag
+   * on their command line (a command-line flag would override this variable), only the same value
+   * as a default JAVA_TOOL_OPTIONS for running them standalone, which a pod's env replaces.
+   */
+  public static final double HEAP_FRACTION = 0.70;
+
   /** Room for JVM metaspace, threads and buffers under the container memory limit. */
   public static final String JAVA_TOOL_OPTIONS = "-XX:MaxRAMPercentage=70.0";
+
+  /**
+   * Heap bytes one indexed block costs the router (hash-map entry, its worker set and the
+   * per-worker bookkeeping), for sizing only. An estimate until the index measures its own; change
+   * it here, the sizing rule in docs/operations.md ("Sizing the router") follows.
+   */
+  public static final long ROUTER_INDEX_BYTES_PER_BLOCK = 100L;
+
+  /**
+   * The router's default memory with {@code spec.router.index.maxBlocks}: {@link #ROUTER_MEMORY}
+   * (what a router needs without a large index) plus the index's bytes over the heap fraction,
+   * rounded up to a MiB; {@link #ROUTER_MEMORY} without a cap.
+   */
+  public static io.fabric8.kubernetes.api.model.Quantity routerMemory(Long indexMaxBlocks) {
+    if (indexMaxBlocks == null) {
+      return new io.fabric8.kubernetes.api.model.Quantity(ROUTER_MEMORY);
+    }
+    long mib = 1L << 20;
+    long index = (long) Math.ceil(indexMaxBlocks * ROUTER_INDEX_BYTES_PER_BLOCK / HEAP_FRACTION);
+    long base = 1024L * mib;
+    long total = (base + index + mib - 1) / mib;
+    return new io.fabric8.kubernetes.api.model.Quantity(total + "Mi");
+  }
 
   /** Non-root uid/gid of Infera's images and NATS. */
   public static final long NON_ROOT_UID = 65532L;

@@ -3,6 +3,7 @@ package io.infera.operator.desired;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.PoolSpec;
 import io.infera.operator.desired.RenderInputs.PoolSettings;
@@ -43,6 +44,10 @@ public final class DesiredFleet {
       deployments.put(p.name(), DesiredPool.deployment(in, p));
       services.put(p.name(), DesiredPool.service(in, p));
     }
+    TreeMap<String, NetworkPolicy> policies = new TreeMap<>();
+    for (NetworkPolicy np : DesiredNetworkPolicy.all(in)) {
+      policies.put(np.getMetadata().getName(), np);
+    }
     boolean nats = in.nats().deployed();
     return new Fleet(
         in,
@@ -56,7 +61,8 @@ public final class DesiredFleet {
         DesiredRouter.deployment(in),
         DesiredRouter.service(in),
         deployments,
-        services);
+        services,
+        policies);
   }
 
   /** Pool args contradicting a derived flag, and a pool PYTHONHASHSEED other than the spec's. */
@@ -70,7 +76,9 @@ public final class DesiredFleet {
       for (int j = 0; j < pool.env().size(); j++) {
         EnvVar e = pool.env().get(j);
         if (DesiredPool.PYTHONHASHSEED.equals(e.getName())
-            && (e.getValueFrom() != null || !in.pythonHashSeed().equals(e.getValue()))) {
+            && (e.getValueFrom() != null
+                || in.pythonHashSeed() == null
+                || !in.pythonHashSeed().equals(e.getValue()))) {
           out.add(
               new Violation(
                   field + ".env[" + j + "]",
@@ -79,7 +87,10 @@ public final class DesiredFleet {
                       + "' sets PYTHONHASHSEED"
                       + (e.getValueFrom() != null ? " from a reference" : "=" + e.getValue())
                       + ", which contradicts spec.pythonHashSeed ("
-                      + in.pythonHashSeed()
+                      + (in.pythonHashSeed() == null
+                          ? "unset: every pool reads the generated Secret "
+                              + Names.generatedSecret(in.name())
+                          : in.pythonHashSeed())
                       + "); remove it"));
         }
       }

@@ -71,6 +71,8 @@ public final class DesiredNats {
         .endMetadata()
         .withNewSpec()
         .withEnableServiceLinks(false)
+        // NATS never talks to the Kubernetes API.
+        .withAutomountServiceAccountToken(false)
         .withTerminationGracePeriodSeconds(60L)
         .withSecurityContext(Common.nonRootPod())
         .addNewContainer()

@@ -95,6 +95,8 @@ public final class DesiredPool {
         .endMetadata()
         .withNewSpec()
         .withEnableServiceLinks(false)
+        // Neither the engine nor the relay talks to the Kubernetes API.
+        .withAutomountServiceAccountToken(false)
         .withTerminationGracePeriodSeconds(
             Defaults.PRE_STOP_SLEEP_SECONDS
                 + (in.engine().loadsModelWeights()
@@ -178,7 +180,7 @@ public final class DesiredPool {
   public static Container engineContainer(RenderInputs in, PoolSettings pool) {
     EngineCommand cmd = EngineCommand.of(in, pool);
     List<EnvVar> env = new ArrayList<>();
-    env.add(Common.env(PYTHONHASHSEED, in.pythonHashSeed()));
+    env.add(pythonHashSeed(in));
     if (in.engine() == io.infera.operator.api.v1alpha1.Engine.VLLM
         && pool.role() != io.infera.operator.api.v1alpha1.PoolRole.MIXED) {
       // NIXL's side channel: the address a decode worker is told (kv_transfer_params.remote_host)
@@ -253,6 +255,25 @@ public final class DesiredPool {
     return b.build();
   }
 
+  /**
+   * The spec's value, or a reference to the generated Secret: never the generated value itself, so
+   * the pod template (and {@code render}) stays deterministic and the value stays out of the spec.
+   */
+  static EnvVar pythonHashSeed(RenderInputs in) {
+    if (in.pythonHashSeed() != null) {
+      return Common.env(PYTHONHASHSEED, in.pythonHashSeed());
+    }
+    return new EnvVarBuilder()
+        .withName(PYTHONHASHSEED)
+        .withNewValueFrom()
+        .withNewSecretKeyRef()
+        .withName(Names.generatedSecret(in.name()))
+        .withKey(GeneratedSecret.PYTHON_HASH_SEED_KEY)
+        .endSecretKeyRef()
+        .endValueFrom()
+        .build();
+  }
+
   private static Map<String, Quantity> requests(PoolSettings pool) {
     Map<String, Quantity> m = new TreeMap<>();
     if (pool.cpu() != null) {
@@ -280,8 +301,11 @@ public final class DesiredPool {
   }
 
   /**
-   * vLLM and SGLang images run as root and may need to write their caches: only privilege
-   * escalation is closed; Infera's simulator gets the restricted profile.
+   * vLLM and SGLang images run as root and write their caches (Hugging Face, torch compile, Triton,
+   * FlashInfer JIT) under the root file system and /root: privilege escalation is closed and every
+   * capability dropped (a CUDA process needs none: the GPU comes through the device plugin), but
+   * they keep root and a writable root file system (docs/operations.md, "Hardening"). Infera's
+   * simulator gets the restricted profile.
    */
   private static SecurityContext engineSecurity(Engine engine) {
     if (engine == Engine.SIM) {
@@ -292,6 +316,7 @@ public final class DesiredPool {
     }
     return new SecurityContextBuilder()
         .withAllowPrivilegeEscalation(false)
+        .withCapabilities(Common.dropAll())
         .withNewSeccompProfile()
         .withType("RuntimeDefault")
         .endSeccompProfile()

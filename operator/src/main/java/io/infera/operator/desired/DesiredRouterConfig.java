@@ -114,6 +114,12 @@ public final class DesiredRouterConfig {
     discovery.put("pools", pools);
     doc.put("discovery", discovery);
 
+    if (r.indexMaxBlocks() != null) {
+      Map<String, Object> index = new LinkedHashMap<>();
+      index.put("maxBlocks", r.indexMaxBlocks());
+      doc.put("index", index);
+    }
+
     Map<String, Object> limits = new LinkedHashMap<>();
     limits.put("maxBodyBytes", Defaults.ROUTER_MAX_BODY_BYTES);
     limits.put("retries", Defaults.ROUTER_RETRIES);

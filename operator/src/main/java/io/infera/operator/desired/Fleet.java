@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import java.util.TreeMap;
  * @param natsConfigMap absent with an external NATS
  * @param poolDeployments by pool name
  * @param poolServices by pool name
+ * @param networkPolicies by name; empty when {@code spec.networkPolicy.enabled} is false
  */
 public record Fleet(
     RenderInputs inputs,
@@ -38,7 +40,8 @@ public record Fleet(
     Deployment routerDeployment,
     Service routerService,
     SortedMap<String, Deployment> poolDeployments,
-    SortedMap<String, Service> poolServices) {
+    SortedMap<String, Service> poolServices,
+    SortedMap<String, NetworkPolicy> networkPolicies) {
 
   /**
    * Kinds in the order a person reads (and Helm installs) them: identities and configuration, then
@@ -51,6 +54,7 @@ public record Fleet(
           "Role",
           "RoleBinding",
           "Service",
+          "NetworkPolicy",
           "Deployment",
           "StatefulSet");
 
@@ -62,6 +66,7 @@ public record Fleet(
   public Fleet {
     poolDeployments = Collections.unmodifiableSortedMap(new TreeMap<>(poolDeployments));
     poolServices = Collections.unmodifiableSortedMap(new TreeMap<>(poolServices));
+    networkPolicies = Collections.unmodifiableSortedMap(new TreeMap<>(networkPolicies));
   }
 
   /** Every child, sorted by kind ({@link #KIND_ORDER}) then name. */
@@ -78,6 +83,7 @@ public record Fleet(
     out.add(routerService);
     out.addAll(poolDeployments.values());
     out.addAll(poolServices.values());
+    out.addAll(networkPolicies.values());
     out.sort(ORDER);
     return List.copyOf(out);
   }

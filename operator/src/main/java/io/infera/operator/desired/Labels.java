@@ -11,6 +11,11 @@ import java.util.TreeMap;
 public final class Labels {
 
   public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+
+  /** On the operator's own pods (config/manager, the Helm chart): network policies select it. */
+  public static final String NAME = "app.kubernetes.io/name";
+
+  public static final String OPERATOR_NAME = "infera-operator";
   public static final String PART_OF = "app.kubernetes.io/part-of";
   public static final String COMPONENT = "app.kubernetes.io/component";
   public static final String DEPLOYMENT = "infera.io/deployment";
@@ -49,6 +54,18 @@ public final class Labels {
     Map<String, String> m = common(deployment);
     m.put(COMPONENT, COMPONENT_WORKER);
     m.put(POOL, pool);
+    m.put(ROLE, role.value());
+    return m;
+  }
+
+  /** Every worker pod of {@code deployment}, whatever its pool. */
+  public static Map<String, String> workersSelector(String deployment) {
+    return selector(deployment, COMPONENT_WORKER);
+  }
+
+  /** Every worker pod of {@code deployment} whose pool has {@code role}. */
+  public static Map<String, String> roleSelector(String deployment, PoolRole role) {
+    Map<String, String> m = selector(deployment, COMPONENT_WORKER);
     m.put(ROLE, role.value());
     return m;
   }

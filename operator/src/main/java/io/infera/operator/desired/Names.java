@@ -31,6 +31,19 @@ public final class Names {
     return deployment + "-" + pool;
   }
 
+  /**
+   * The Secret the operator generates once per deployment (PYTHONHASHSEED, the routers' admin
+   * token); owned by the InferaDeployment.
+   */
+  public static String generatedSecret(String deployment) {
+    return deployment + "-infera";
+  }
+
+  /** The NetworkPolicy of the router pods, of a pool's pods, or of NATS: the object's own name. */
+  public static String networkPolicy(String objectName) {
+    return objectName;
+  }
+
   /** NATS StatefulSet and headless Service. */
   public static String nats(String deployment) {
     return deployment + "-nats";

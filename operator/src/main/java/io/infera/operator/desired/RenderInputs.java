@@ -2,6 +2,8 @@ package io.infera.operator.desired;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -14,6 +16,8 @@ import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
 import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.NatsSpec;
+import io.infera.operator.api.v1alpha1.NetworkPolicySpec;
+import io.infera.operator.api.v1alpha1.NetworkPolicySpec.ScraperSpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.PoolSpec;
@@ -39,6 +43,7 @@ import java.util.function.Function;
  * reordering {@code spec.pools} changes no child object.
  *
  * @param uid the resource's uid, null when rendered from a file (the owner reference then has none)
+ * @param pythonHashSeed the spec's value, or null: pools then read the generated Secret's
  */
 public record RenderInputs(
     String name,
@@ -50,6 +55,7 @@ public record RenderInputs(
     String pythonHashSeed,
     RouterSettings router,
     NatsSettings nats,
+    NetworkPolicySettings networkPolicy,
     List<PoolSettings> pools) {
 
   /** Namespace of a resource read from a file without one. */
@@ -61,7 +67,28 @@ public record RenderInputs(
     pools = List.copyOf(pools);
   }
 
-  /** The router and its RouterConfig settings. Quantities are never null. */
+  /**
+   * The NetworkPolicies (docs/operations.md, "Network policies").
+   *
+   * @param scraper whether a metrics scraper is allowed in
+   * @param scraperNamespaces its namespaces, null for the deployment's own
+   * @param scraperPods its pods, null for every pod of those namespaces
+   * @param operatorPods the operator's pods (never null)
+   * @param operatorNamespaces the operator's namespaces (never null; empty selects every one)
+   */
+  public record NetworkPolicySettings(
+      boolean enabled,
+      boolean scraper,
+      LabelSelector scraperNamespaces,
+      LabelSelector scraperPods,
+      LabelSelector operatorPods,
+      LabelSelector operatorNamespaces) {}
+
+  /**
+   * The router and its RouterConfig settings. Quantities are never null.
+   *
+   * @param indexMaxBlocks RouterConfig {@code index.maxBlocks}, or null for the router's default
+   */
   public record RouterSettings(
       int replicas,
       String image,
@@ -70,6 +97,7 @@ public record RenderInputs(
       Double prefillOverlapWeight,
       Double decodeOverlapWeight,
       TokenizerSettings tokenizer,
+      Long indexMaxBlocks,
       Quantity cpu,
       Quantity memory) {}
 
@@ -187,9 +215,10 @@ public record RenderInputs(
         spec.getModel(),
         engine,
         or(spec.getPageSize(), d.getPageSize()),
-        or(spec.getPythonHashSeed(), d.getPythonHashSeed()),
+        spec.getPythonHashSeed(),
         router(or(spec.getRouter(), d.getRouter())),
         nats(or(spec.getNats(), d.getNats())),
+        networkPolicy(or(spec.getNetworkPolicy(), d.getNetworkPolicy())),
         pools);
   }
 
@@ -233,10 +262,30 @@ public record RenderInputs(
         d.getEndpoint());
   }
 
+  private static NetworkPolicySettings networkPolicy(NetworkPolicySpec n) {
+    ScraperSpec scraper = n.getScraper();
+    return new NetworkPolicySettings(
+        or(n.getEnabled(), true),
+        scraper != null,
+        scraper == null ? null : selector(scraper.getNamespaceLabels()),
+        scraper == null ? null : selector(scraper.getPodLabels()),
+        selector(or(n.getOperatorPodLabels(), Map.of(Labels.NAME, Labels.OPERATOR_NAME))),
+        // An empty selector: every namespace.
+        or(selector(n.getOperatorNamespaceLabels()), new LabelSelectorBuilder().build()));
+  }
+
+  /** {@code matchLabels} of {@code labels}, sorted; null for null. */
+  private static LabelSelector selector(Map<String, String> labels) {
+    return labels == null
+        ? null
+        : new LabelSelectorBuilder().withMatchLabels(new TreeMap<>(labels)).build();
+  }
+
   private static RouterSettings router(RouterSpec r) {
     RouterSpec d = new RouterSpec();
     ComputeResources res = or(r.getResources(), new ComputeResources());
     TokenizerSpec t = or(r.getTokenizer(), new TokenizerSpec());
+    Long maxBlocks = r.getIndex() == null ? null : r.getIndex().getMaxBlocks();
     String source = t.getPath() != null ? t.getPath() : t.getHub();
     TokenizerMode mode =
         t.getMode() != null
@@ -256,8 +305,9 @@ public record RenderInputs(
         r.getPrefillOverlapWeight(),
         r.getDecodeOverlapWeight(),
         tok,
+        maxBlocks,
         copy(res.getCpu(), Defaults.ROUTER_CPU),
-        copy(res.getMemory(), Defaults.ROUTER_MEMORY));
+        res.getMemory() != null ? copy(res.getMemory(), null) : Defaults.routerMemory(maxBlocks));
   }
 
   private static NatsSettings nats(NatsSpec n) {

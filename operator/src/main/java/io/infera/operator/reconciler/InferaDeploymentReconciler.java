@@ -12,7 +12,9 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentStatus;
 import io.infera.operator.dependent.DesiredChildren;
+import io.infera.operator.dependent.GeneratedSecretDependent;
 import io.infera.operator.dependent.NatsDependents;
+import io.infera.operator.dependent.NetworkPolicyDependents;
 import io.infera.operator.dependent.PoolDependents;
 import io.infera.operator.dependent.RouterDependents;
 import io.infera.operator.desired.BuildResult;
@@ -72,6 +74,10 @@ import java.util.Optional;
           reconcilePrecondition = NatsDependents.Deployed.class,
           useEventSourceWithName = DesiredChildren.SERVICES),
       @Dependent(
+          name = InferaDeploymentReconciler.GENERATED_SECRET,
+          type = GeneratedSecretDependent.class),
+      @Dependent(name = "network-policies", type = NetworkPolicyDependents.PoliciesDependent.class),
+      @Dependent(
           name = InferaDeploymentReconciler.ROUTER_CONFIGMAP,
           type = RouterDependents.ConfigMapDependent.class,
           useEventSourceWithName = DesiredChildren.CONFIGMAPS),
@@ -90,8 +96,11 @@ import java.util.Optional;
       @Dependent(
           name = "router-deployment",
           type = RouterDependents.DeploymentDependent.class,
-          // The new RouterConfig is in place before the pods it rolls start.
-          dependsOn = InferaDeploymentReconciler.ROUTER_CONFIGMAP,
+          // The new RouterConfig is in place before the pods it rolls start; the admin token too.
+          dependsOn = {
+            InferaDeploymentReconciler.ROUTER_CONFIGMAP,
+            InferaDeploymentReconciler.GENERATED_SECRET
+          },
           useEventSourceWithName = DesiredChildren.DEPLOYMENTS),
       @Dependent(
           name = "router-service",
@@ -100,6 +109,8 @@ import java.util.Optional;
       @Dependent(
           name = "pool-deployments",
           type = PoolDependents.DeploymentsDependent.class,
+          // Engines read PYTHONHASHSEED from the generated Secret.
+          dependsOn = InferaDeploymentReconciler.GENERATED_SECRET,
           useEventSourceWithName = DesiredChildren.DEPLOYMENTS),
       @Dependent(
           name = "pool-services",
@@ -117,6 +128,7 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
   static final String NATS_SERVICE = "nats-service";
   static final String ROUTER_CONFIGMAP = "router-configmap";
   static final String ROUTER_ROLE = "router-role";
+  static final String GENERATED_SECRET = "generated-secret";
 
   private final RouterStatusClient routers;
   private final EventRecorder events;

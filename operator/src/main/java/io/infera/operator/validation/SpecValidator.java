@@ -10,6 +10,7 @@ import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
 import io.infera.operator.api.v1alpha1.KvTransferRole;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.NatsSpec;
+import io.infera.operator.api.v1alpha1.NetworkPolicySpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.PoolSpec;
@@ -141,6 +142,9 @@ public final class SpecValidator {
     if (s.getNats() != null) {
       nats(s.getNats());
     }
+    if (s.getNetworkPolicy() != null) {
+      networkPolicy(s.getNetworkPolicy());
+    }
     pools(s.getPools(), name);
     engineSettings(s);
   }
@@ -167,6 +171,38 @@ public final class SpecValidator {
           "spec.pools",
           Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE + " (engine is " + engine.value() + ")");
     }
+    if (engine == Engine.VLLM) {
+      for (int i = 0; i < s.getPools().size(); i++) {
+        PoolSpec p = s.getPools().get(i);
+        if (p != null && p.getArgs() != null) {
+          HashAlgo.check("spec.pools[" + i + "].args", p.getArgs(), this::add);
+        }
+      }
+    }
+  }
+
+  private void networkPolicy(NetworkPolicySpec n) {
+    String f = "spec.networkPolicy";
+    labels(f + ".operatorPodLabels", n.getOperatorPodLabels());
+    labels(f + ".operatorNamespaceLabels", n.getOperatorNamespaceLabels());
+    if (n.getScraper() != null) {
+      labels(f + ".scraper.namespaceLabels", n.getScraper().getNamespaceLabels());
+      labels(f + ".scraper.podLabels", n.getScraper().getPodLabels());
+    }
+  }
+
+  /** Labels a NetworkPolicy peer selects on (the same rules as node labels). */
+  private void labels(String f, java.util.Map<String, String> labels) {
+    if (labels == null) {
+      return;
+    }
+    labels.forEach(
+        (k, v) -> {
+          if (k == null || k.isEmpty() || v == null) {
+            add(f, "keys and values must be strings");
+          }
+        });
+    PodFields.nodeSelector(f, labels, this::add);
   }
 
   private void router(RouterSpec r) {
@@ -188,6 +224,14 @@ public final class SpecValidator {
       hubTokenizer(t);
     }
     compute("spec.router.resources", r.getResources());
+    if (r.getIndex() != null && r.getIndex().getMaxBlocks() != null) {
+      long max = r.getIndex().getMaxBlocks();
+      if (max < 1 || max > Rules.MAX_INDEX_BLOCKS) {
+        add(
+            "spec.router.index.maxBlocks",
+            "must be in [1, " + Rules.MAX_INDEX_BLOCKS + "], got " + max);
+      }
+    }
   }
 
   private void hubTokenizer(TokenizerSpec t) {

@@ -53,7 +53,7 @@ class RenderCommandTest {
     assertThat(r.exit()).isZero();
     assertThat(r.err()).isEmpty();
     assertThat(r.out()).startsWith("---\napiVersion: v1\nkind: ServiceAccount\n");
-    assertThat(r.out().split("\n---\n")).hasSize(11);
+    assertThat(r.out().split("\n---\n")).hasSize(14);
   }
 
   @Test
@@ -62,7 +62,7 @@ class RenderCommandTest {
     assertThat(r.exit()).isZero();
     JsonNode list = new ObjectMapper().readTree(r.out());
     assertThat(list.get("kind").asText()).isEqualTo("List");
-    assertThat(list.get("items")).hasSize(11);
+    assertThat(list.get("items")).hasSize(14);
     assertThat(list.get("items").get(0).get("kind").asText()).isEqualTo("ServiceAccount");
     assertThat(list.get("items").get(0).at("/metadata/namespace").asText()).isEqualTo("default");
   }

@@ -60,19 +60,27 @@ public class InferaDeploymentSpec {
           + " every request once.")
   private Integer pageSize = 16;
 
-  @Default("0")
   @Pattern(Rules.PYTHON_HASH_SEED_PATTERN)
   @ValidationRule(
       value = Rules.PYTHON_HASH_SEED_RANGE,
       message = Rules.PYTHON_HASH_SEED_RANGE_MESSAGE)
   @JsonPropertyDescription(
-      "PYTHONHASHSEED set in every engine container: an integer, or 'random'. A fixed value keeps"
-          + " engine-side block hashes stable across restarts.")
-  private String pythonHashSeed = "0";
+      "PYTHONHASHSEED of every engine container: an integer, or 'random'. Unset (recommended),"
+          + " the operator generates one per deployment, once, into the Secret <name>-infera"
+          + " (key pythonHashSeed) and every pool reads it from there: one value across the fleet"
+          + " and across restarts that nobody else knows. A value set here is visible to anyone"
+          + " who can read the resource, which makes vLLM's prefix-cache hashes predictable.")
+  private String pythonHashSeed;
 
   @Default("{}")
   @JsonPropertyDescription("The router replicas and their policy.")
   private RouterSpec router = new RouterSpec();
+
+  @Default("{}")
+  @JsonPropertyDescription(
+      "The NetworkPolicies the operator writes for this deployment: every flow its pods need and"
+          + " nothing else.")
+  private NetworkPolicySpec networkPolicy = new NetworkPolicySpec();
 
   @Default("{}")
   @JsonPropertyDescription(
@@ -124,6 +132,14 @@ public class InferaDeploymentSpec {
 
   public void setPythonHashSeed(String pythonHashSeed) {
     this.pythonHashSeed = pythonHashSeed;
+  }
+
+  public NetworkPolicySpec getNetworkPolicy() {
+    return networkPolicy;
+  }
+
+  public void setNetworkPolicy(NetworkPolicySpec networkPolicy) {
+    this.networkPolicy = networkPolicy;
   }
 
   public RouterSpec getRouter() {

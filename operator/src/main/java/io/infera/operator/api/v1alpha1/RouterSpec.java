@@ -43,7 +43,13 @@ public class RouterSpec {
       "Where the router's tokenizer comes from. Default: mode engine (asks a worker's /tokenize).")
   private TokenizerSpec tokenizer = new TokenizerSpec();
 
-  @JsonPropertyDescription("CPU and memory of each router replica (requests; memory also limit).")
+  @JsonPropertyDescription(
+      "The router's KV index: its memory cap, from which the default memory of a replica grows.")
+  private RouterIndexSpec index = new RouterIndexSpec();
+
+  @JsonPropertyDescription(
+      "CPU and memory of each router replica (requests; memory also limit). Default memory: 1Gi,"
+          + " or more when index.maxBlocks needs it (docs/operations.md, \"Sizing the router\").")
   private ComputeResources resources = new ComputeResources();
 
   public Integer getReplicas() {
@@ -108,5 +114,13 @@ public class RouterSpec {
 
   public void setResources(ComputeResources resources) {
     this.resources = resources;
+  }
+
+  public RouterIndexSpec getIndex() {
+    return index;
+  }
+
+  public void setIndex(RouterIndexSpec index) {
+    this.index = index;
   }
 }

@@ -142,6 +142,9 @@ public final class Rules {
    */
   public static final int MAX_DATA_PARALLEL_SIZE = 32;
 
+  /** {@code spec.router.index.maxBlocks}: a billion blocks is about 100 GB of router memory. */
+  public static final long MAX_INDEX_BLOCKS = 1_000_000_000L;
+
   public static final int MAX_POOL_NAME_LENGTH = 40;
 
   private Rules() {}

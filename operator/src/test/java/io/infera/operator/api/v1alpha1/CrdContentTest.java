@@ -101,7 +101,10 @@ class CrdContentTest {
     assertThat(spec.get("pageSize").getDefault().asInt()).isEqualTo(16);
     assertThat(spec.get("pageSize").getMinimum()).isEqualTo(1.0);
     assertThat(spec.get("pageSize").getMaximum()).isEqualTo(1024.0);
-    assertThat(spec.get("pythonHashSeed").getDefault().asText()).isEqualTo("0");
+    // No default: unset, the operator generates one per deployment (GeneratedSecret).
+    assertThat(spec.get("pythonHashSeed").getDefault()).isNull();
+    assertThat(spec.get("networkPolicy").getProperties().get("enabled").getDefault().asBoolean())
+        .isTrue();
     assertThat(spec.get("engine").getEnum())
         .extracting(n -> n.asText())
         .containsExactlyInAnyOrder("vllm", "sglang", "sim");

@@ -1,5 +1,6 @@
 package io.infera.router.config;
 
+import io.infera.router.nats.NatsAuth;
 import java.util.List;
 
 /**
@@ -58,9 +59,27 @@ public record RouterConfig(
   /**
    * @param shareLoad whether replicas share their in-flight load per worker on the core subject
    *     {@code <subjectPrefix's first token>.load} (default true; off only to compare)
+   * @param auth credentials and TLS ({@code events.nats.auth.*}, {@code events.nats.tls.*}); {@link
+   *     NatsAuth#NONE} when none is configured
    */
   public record Nats(
-      String url, String stream, String subjectPrefix, String snapshotBucket, boolean shareLoad) {}
+      String url,
+      String stream,
+      String subjectPrefix,
+      String snapshotBucket,
+      boolean shareLoad,
+      NatsAuth auth) {
+
+    public Nats {
+      auth = auth == null ? NatsAuth.NONE : auth;
+    }
+
+    /** Anonymous, without TLS. */
+    public Nats(
+        String url, String stream, String subjectPrefix, String snapshotBucket, boolean shareLoad) {
+      this(url, stream, subjectPrefix, snapshotBucket, shareLoad, NatsAuth.NONE);
+    }
+  }
 
   /** {@code static} or {@code kubernetes}. */
   public enum Backend {

@@ -1,16 +1,22 @@
 package io.infera.operator.dependent;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.desired.Fleet;
 import io.infera.operator.desired.Names;
+import io.infera.operator.desired.NatsCredentials;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.security.SecureRandom;
+import java.util.Map;
 
 /**
  * The operator-deployed NATS, {@code <idep>-nats}: reconciled while {@link Deployed} holds, deleted
@@ -69,7 +75,49 @@ public final class NatsDependents {
     }
   }
 
-  /** The server configuration ({@code max_payload}). */
+  /**
+   * The generated credentials of the operator's NATS ({@link NatsCredentials#secret}): what the
+   * cluster holds is kept, so a password is made once (when the Secret or a pool's key is missing)
+   * and never rotated by a resync; delete the Secret to rotate them all.
+   */
+  @KubernetesDependent(informer = @Informer(labelSelector = DesiredChildren.MANAGED_SELECTOR))
+  public static final class AuthSecretDependent
+      extends CRUDKubernetesDependentResource<Secret, InferaDeployment> {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    public AuthSecretDependent() {
+      super(Secret.class);
+    }
+
+    @Override
+    protected Secret desired(InferaDeployment primary, Context<InferaDeployment> context) {
+      Map<String, String> existing =
+          context.getSecondaryResources(Secret.class).stream()
+              .filter(
+                  s ->
+                      NatsCredentials.secretName(primary.getMetadata().getName())
+                          .equals(s.getMetadata().getName()))
+              .findFirst()
+              .map(Secret::getData)
+              .orElse(Map.of());
+      return DesiredChildren.mutableMetadata(
+          NatsCredentials.secret(
+              DesiredChildren.of(primary, context).inputs(),
+              existing,
+              () -> NatsCredentials.generatePassword(RANDOM)));
+    }
+
+    @Override
+    protected ResourceID targetSecondaryResourceID(
+        InferaDeployment primary, Context<InferaDeployment> context) {
+      return new ResourceID(
+          NatsCredentials.secretName(primary.getMetadata().getName()),
+          primary.getMetadata().getNamespace());
+    }
+  }
+
+  /** The server configuration ({@code max_payload}, JetStream limits, users and permissions). */
   /** Uses the shared ConfigMap informer ({@link DesiredChildren#CONFIGMAPS}). */
   public static final class ConfigMapDependent extends FleetDependent<ConfigMap> {
     public ConfigMapDependent() {

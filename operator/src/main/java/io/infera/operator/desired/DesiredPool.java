@@ -112,6 +112,7 @@ public final class DesiredPool {
             pool.tolerations().stream().map(t -> new TolerationBuilder(t).build()).toList())
         .withContainers(engineContainer(in, pool), RelaySidecar.container(in, pool))
         .withVolumes(volumes)
+        .addAllToVolumes(NatsCredentials.relay(in, pool.name()).volumes())
         .endSpec()
         .endTemplate()
         .endSpec()

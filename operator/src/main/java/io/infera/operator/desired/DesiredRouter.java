@@ -117,6 +117,7 @@ public final class DesiredRouter {
         .endEmptyDir()
         .endVolume()
         .addAllToVolumes(hfVolume(in))
+        .addAllToVolumes(NatsCredentials.router(in).volumes())
         .endSpec()
         .endTemplate()
         .endSpec()
@@ -214,6 +215,7 @@ public final class DesiredRouter {
             .withReadOnly(true)
             .build());
     mounts.add(new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build());
+    mounts.addAll(NatsCredentials.router(in).mounts());
     if (files != null) {
       // The router resolves the hub id in $HF_HOME/hub (docs/operations.md, "The router's
       // tokenizer").

@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * The relay sidecar of every worker pod ({@code infera-router relay}; docs/contracts.md, "NATS
  * event plane"): reads the engine's KV events from ZMQ on localhost and republishes them to NATS
- * JetStream under the pod's name.
+ * JetStream under its pool and the pod's name, with its pool's credentials ({@link
+ * NatsCredentials}).
  */
 public final class RelaySidecar {
 
@@ -40,6 +41,8 @@ public final class RelaySidecar {
                 in.natsUrl(),
                 "--worker-id",
                 "$(POD_NAME)",
+                "--pool",
+                pool.name(),
                 "--engine",
                 in.engine().eventFormat(),
                 "--block-size",
@@ -56,7 +59,21 @@ public final class RelaySidecar {
       args.add("--dp-size");
       args.add(Integer.toString(pool.dataParallelSize()));
     }
+    NatsCredentials.Client c = NatsCredentials.relay(in, pool.name());
+    flag(args, "--nats-user", c.user());
+    flag(args, "--nats-password-file", c.passwordFile());
+    flag(args, "--nats-creds", c.credsFile());
+    flag(args, "--nats-tls-ca", c.caFile());
+    flag(args, "--nats-tls-cert", c.certFile());
+    flag(args, "--nats-tls-key", c.keyFile());
     return List.copyOf(args);
+  }
+
+  private static void flag(List<String> args, String flag, String value) {
+    if (value != null) {
+      args.add(flag);
+      args.add(value);
+    }
   }
 
   /** The relay container of a worker pod of {@code pool}. */
@@ -95,6 +112,7 @@ public final class RelaySidecar {
         .withName(TMP_VOLUME)
         .withMountPath("/tmp")
         .endVolumeMount()
+        .addAllToVolumeMounts(NatsCredentials.relay(in, pool.name()).mounts())
         .build();
   }
 }

@@ -14,8 +14,10 @@ import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
 import io.infera.operator.api.v1alpha1.KvTransferRole;
+import io.infera.operator.api.v1alpha1.NatsAuthSpec;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.NatsSpec;
+import io.infera.operator.api.v1alpha1.NatsTlsSpec;
 import io.infera.operator.api.v1alpha1.NetworkPolicySpec;
 import io.infera.operator.api.v1alpha1.NetworkPolicySpec.ScraperSpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
@@ -132,9 +134,14 @@ public record RenderInputs(
 
   /**
    * @param externalUrl the user's NATS, or null when the operator deploys one
+   * @param externalAuth credentials on the user's NATS, or null (anonymous; always null when the
+   *     operator deploys NATS: it generates them, see {@link NatsCredentials})
+   * @param externalTls TLS to the user's NATS, or null
    */
   public record NatsSettings(
       String externalUrl,
+      ExternalAuth externalAuth,
+      ExternalTls externalTls,
       String image,
       Quantity storage,
       String storageClass,
@@ -148,6 +155,19 @@ public record RenderInputs(
       return externalUrl == null;
     }
   }
+
+  /**
+   * A Secret key routers and relays read their external NATS credential from.
+   *
+   * @param user the NATS user, null with a credentials file
+   * @param creds whether the key holds a {@code .creds} file (else the user's password)
+   */
+  public record ExternalAuth(String user, String secretName, String secretKey, boolean creds) {}
+
+  /**
+   * @param clientCertSecret a {@code kubernetes.io/tls} Secret, or null (no client certificate)
+   */
+  public record ExternalTls(String caSecret, String caKey, String clientCertSecret) {}
 
   /**
    * One pool. {@code cpu}, {@code memory}, {@code sharedMemory} may be null (not set). Lists and
@@ -314,8 +334,35 @@ public record RenderInputs(
     NatsSpec dn = new NatsSpec();
     NatsDeploySpec d = or(n.getDeploy(), new NatsDeploySpec());
     ComputeResources res = or(d.getResources(), new ComputeResources());
+    NatsAuthSpec a = n.getUrl() == null ? null : n.getAuth();
+    ExternalAuth auth = null;
+    if (a != null && a.getCredsSecret() != null) {
+      auth =
+          new ExternalAuth(
+              null,
+              a.getCredsSecret().getName(),
+              or(a.getCredsSecret().getKey(), NatsCredentials.DEFAULT_CREDS_KEY),
+              true);
+    } else if (a != null && a.getPasswordSecret() != null) {
+      auth =
+          new ExternalAuth(
+              a.getUser(),
+              a.getPasswordSecret().getName(),
+              or(a.getPasswordSecret().getKey(), NatsCredentials.DEFAULT_PASSWORD_KEY),
+              false);
+    }
+    NatsTlsSpec t = n.getUrl() == null ? null : n.getTls();
+    ExternalTls tls =
+        t == null || t.getCaSecret() == null
+            ? null
+            : new ExternalTls(
+                t.getCaSecret().getName(),
+                or(t.getCaSecret().getKey(), NatsCredentials.DEFAULT_CA_KEY),
+                t.getClientCertSecret());
     return new NatsSettings(
         n.getUrl(),
+        auth,
+        tls,
         or(d.getImage(), Images.NATS),
         copy(d.getStorage(), Defaults.NATS_STORAGE),
         d.getStorageClass(),

@@ -63,10 +63,17 @@ import java.util.Optional;
           reconcilePrecondition = NatsDependents.Deployed.class,
           useEventSourceWithName = DesiredChildren.CONFIGMAPS),
       @Dependent(
+          name = InferaDeploymentReconciler.NATS_AUTH_SECRET,
+          type = NatsDependents.AuthSecretDependent.class,
+          reconcilePrecondition = NatsDependents.Deployed.class),
+      @Dependent(
           name = InferaDeploymentReconciler.NATS_STATEFULSET,
           type = NatsDependents.StatefulSetDependent.class,
-          // The server reads its configuration at start.
-          dependsOn = InferaDeploymentReconciler.NATS_CONFIGMAP,
+          // The server reads its configuration and its users' passwords at start.
+          dependsOn = {
+            InferaDeploymentReconciler.NATS_CONFIGMAP,
+            InferaDeploymentReconciler.NATS_AUTH_SECRET
+          },
           reconcilePrecondition = NatsDependents.Deployed.class),
       @Dependent(
           name = InferaDeploymentReconciler.NATS_SERVICE,
@@ -124,6 +131,7 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
   public static final String NAME = "infera-operator";
 
   static final String NATS_CONFIGMAP = "nats-configmap";
+  static final String NATS_AUTH_SECRET = "nats-auth-secret";
   static final String NATS_STATEFULSET = "nats-statefulset";
   static final String NATS_SERVICE = "nats-service";
   static final String ROUTER_CONFIGMAP = "router-configmap";

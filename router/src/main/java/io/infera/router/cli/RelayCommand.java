@@ -1,10 +1,12 @@
 package io.infera.router.cli;
 
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.NatsAuth;
 import io.infera.router.relay.Relay;
 import io.infera.router.relay.RelayHttp;
 import io.infera.router.relay.RelayOptions;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
@@ -75,6 +77,50 @@ public final class RelayCommand implements Callable<Integer> {
       paramLabel = "N",
       description = "Data-parallel ranks; rank r publishes on port + r (default 1).")
   String dpSize;
+
+  @Option(
+      names = "--pool",
+      paramLabel = "NAME",
+      description =
+          "The worker's pool: the subject's and snapshot key's first token, what the relay's NATS"
+              + " credentials are scoped to (default static).")
+  String pool;
+
+  @Option(
+      names = "--nats-user",
+      paramLabel = "USER",
+      description = "NATS user, with --nats-password-file.")
+  String natsUser;
+
+  @Option(
+      names = "--nats-password-file",
+      paramLabel = "FILE",
+      description = "File holding the NATS user's password.")
+  String natsPasswordFile;
+
+  @Option(
+      names = "--nats-creds",
+      paramLabel = "FILE",
+      description = "NATS credentials file (JWT and NKEY seed), instead of a user.")
+  String natsCreds;
+
+  @Option(
+      names = "--nats-tls-ca",
+      paramLabel = "FILE",
+      description = "PEM CA certificates of the NATS server; set, TLS is required.")
+  String natsTlsCa;
+
+  @Option(
+      names = "--nats-tls-cert",
+      paramLabel = "FILE",
+      description = "PEM client certificate for NATS, with --nats-tls-key.")
+  String natsTlsCert;
+
+  @Option(
+      names = "--nats-tls-key",
+      paramLabel = "FILE",
+      description = "PEM PKCS#8 private key of --nats-tls-cert.")
+  String natsTlsKey;
 
   @Option(
       names = "--subject-prefix",
@@ -213,6 +259,13 @@ public final class RelayCommand implements Callable<Integer> {
     f.put("--engine", engine);
     f.put("--block-size", blockSize);
     f.put("--dp-size", dpSize);
+    f.put("--pool", pool);
+    f.put("--nats-user", natsUser);
+    f.put("--nats-password-file", natsPasswordFile);
+    f.put("--nats-creds", natsCreds);
+    f.put("--nats-tls-ca", natsTlsCa);
+    f.put("--nats-tls-cert", natsTlsCert);
+    f.put("--nats-tls-key", natsTlsKey);
     f.put("--subject-prefix", subjectPrefix);
     f.put("--stream", stream);
     f.put("--snapshot-bucket", snapshotBucket);
@@ -256,6 +309,22 @@ public final class RelayCommand implements Callable<Integer> {
     }
     v.integer("--block-size").ifPresent(b::blockSize);
     v.integer("--dp-size").ifPresent(b::dpSize);
+    String pool = v.get("--pool");
+    if (pool != null) {
+      b.pool(pool);
+    }
+    try {
+      b.auth(
+          new NatsAuth(
+              v.get("--nats-user"),
+              path(v.get("--nats-password-file")),
+              path(v.get("--nats-creds")),
+              path(v.get("--nats-tls-ca")),
+              path(v.get("--nats-tls-cert")),
+              path(v.get("--nats-tls-key"))));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--nats-*: " + e.getMessage(), e);
+    }
     String prefix = v.get("--subject-prefix");
     if (prefix != null) {
       b.subjectPrefix(prefix);
@@ -279,6 +348,10 @@ public final class RelayCommand implements Callable<Integer> {
     } catch (RelayOptions.InvalidOption e) {
       throw new IllegalArgumentException(v.describe("--" + e.key()) + " " + e.reason(), e);
     }
+  }
+
+  private static Path path(String s) {
+    return s == null ? null : Path.of(s);
   }
 
   private static String nonBlank(String s) {

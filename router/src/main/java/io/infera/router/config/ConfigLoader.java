@@ -5,6 +5,7 @@ import io.infera.router.config.RouterConfig.Pool;
 import io.infera.router.config.RouterConfig.StaticWorker;
 import io.infera.router.config.RouterConfig.TokenizerMode;
 import io.infera.router.config.RouterConfig.Transport;
+import io.infera.router.nats.NatsAuth;
 import io.infera.router.tokenize.HubNames;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,6 +25,29 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * flag &gt; env &gt; file &gt; default — and validates it, naming the key of any bad value.
  */
 public final class ConfigLoader {
+
+  /** {@code events.nats.auth.*} and {@code events.nats.tls.*}: paths only, checked together. */
+  private static NatsAuth natsAuth(ConfigNode nats) throws ConfigException {
+    ConfigNode auth = nats.child("auth");
+    auth.only("user", "passwordFile", "credsFile");
+    ConfigNode tls = nats.child("tls");
+    tls.only("caFile", "certFile", "keyFile");
+    try {
+      return new NatsAuth(
+          auth.string("user", null),
+          path(auth.string("passwordFile", null)),
+          path(auth.string("credsFile", null)),
+          path(tls.string("caFile", null)),
+          path(tls.string("certFile", null)),
+          path(tls.string("keyFile", null)));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("events.nats.auth/tls: " + e.getMessage());
+    }
+  }
+
+  private static Path path(String s) {
+    return s == null || s.isBlank() ? null : Path.of(s.strip());
+  }
 
   /** Seed-compatible flags and env vars, with the config key each one sets. */
   public static final Map<String, String> FLAG_KEYS =
@@ -257,7 +281,14 @@ public final class ConfigLoader {
     Transport transport = ev.enumValue("transport", Transport.class, Transport.ZMQ);
     ConfigNode nats = ev.child("nats");
     nats.only(
-        "url", "stream", "subjectPrefix", "snapshotBucket", "shareLoad", "outageReadyAfterMs");
+        "url",
+        "stream",
+        "subjectPrefix",
+        "snapshotBucket",
+        "shareLoad",
+        "outageReadyAfterMs",
+        "auth",
+        "tls");
     RouterConfig.Nats natsCfg =
         new RouterConfig.Nats(
             nats.string("url", "nats://127.0.0.1:4222"),
@@ -269,7 +300,8 @@ public final class ConfigLoader {
                 "outageReadyAfterMs",
                 RouterConfig.Nats.DEFAULT_OUTAGE_READY_AFTER_MS,
                 0,
-                86_400_000));
+                86_400_000),
+            natsAuth(nats));
     RouterConfig.Events events =
         new RouterConfig.Events(transport, natsCfg, ev.string("inprocBus", "default"));
 

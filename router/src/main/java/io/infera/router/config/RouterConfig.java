@@ -1,5 +1,6 @@
 package io.infera.router.config;
 
+import io.infera.router.nats.NatsAuth;
 import java.util.List;
 
 /**
@@ -76,6 +77,8 @@ public record RouterConfig(
    *     {@code <subjectPrefix's first token>.load} (default true; off only to compare)
    * @param outageReadyAfterMs a router that cannot read NATS (unreachable, or the stream not
    *     readable) is ready after this long without its index and routes by load (0: at once)
+   * @param auth credentials and TLS ({@code events.nats.auth.*}, {@code events.nats.tls.*}); {@link
+   *     NatsAuth#NONE} when none is configured
    */
   public record Nats(
       String url,
@@ -83,14 +86,27 @@ public record RouterConfig(
       String subjectPrefix,
       String snapshotBucket,
       boolean shareLoad,
-      long outageReadyAfterMs) {
+      long outageReadyAfterMs,
+      NatsAuth auth) {
 
     /** Default for {@link #outageReadyAfterMs()}. */
     public static final long DEFAULT_OUTAGE_READY_AFTER_MS = 5_000;
 
+    public Nats {
+      auth = auth == null ? NatsAuth.NONE : auth;
+    }
+
+    /** Anonymous, without TLS, with the default outage delay. */
     public Nats(
         String url, String stream, String subjectPrefix, String snapshotBucket, boolean shareLoad) {
-      this(url, stream, subjectPrefix, snapshotBucket, shareLoad, DEFAULT_OUTAGE_READY_AFTER_MS);
+      this(
+          url,
+          stream,
+          subjectPrefix,
+          snapshotBucket,
+          shareLoad,
+          DEFAULT_OUTAGE_READY_AFTER_MS,
+          NatsAuth.NONE);
     }
   }
 

@@ -105,7 +105,9 @@ final class NatsStreamClient implements StreamClient {
    */
   private void open() throws IOException, InterruptedException {
     Options natsOptions =
-        Options.builder()
+        options
+            .auth()
+            .apply(Options.builder())
             .servers(options.natsUrl().split("\\s*,\\s*"))
             .connectionName("infera-relay " + options.workerId())
             .maxReconnects(0)

@@ -4,6 +4,7 @@ import io.infera.router.events.zmq.ZmqEndpoints;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
 import io.infera.router.nats.JetStreamSetup;
+import io.infera.router.nats.NatsAuth;
 import io.infera.router.nats.NatsKeys;
 import io.infera.router.nats.RelayProtocol;
 import java.net.URI;
@@ -21,10 +22,12 @@ import java.util.regex.Pattern;
  * @param replayEndpoint the engine's replay ROUTER endpoint of rank 0, or null (gaps stay gaps)
  * @param natsUrl NATS server URL(s), comma-separated
  * @param workerId the worker's id (its pod name): the subject token and snapshot key
+ * @param pool the worker's pool: the subject's and snapshot key's first token, what the relay's
+ *     NATS credentials are scoped to (default {@code static})
  * @param engine {@code vllm} or {@code sglang}
  * @param blockSize the engine's KV block size
  * @param dpSize data-parallel ranks, each with its own socket, subject and snapshot
- * @param subjectPrefix subjects are {@code <prefix>.<token>.<rank>}
+ * @param subjectPrefix subjects are {@code <prefix>.<pool>.<token>.<rank>}
  * @param stream the JetStream stream (created when missing)
  * @param snapshotBucket the snapshot KV bucket (created when missing)
  * @param snapshotEveryEvents a snapshot after this many applied events
@@ -39,12 +42,14 @@ import java.util.regex.Pattern;
  * @param reconnectWaitMax back-off cap
  * @param drainTimeout on close, longest wait to publish what is buffered and write snapshots
  * @param streamLimits the stream's limits when the relay creates it
+ * @param auth credentials and TLS of the NATS connection ({@link NatsAuth#NONE}: anonymous)
  */
 public record RelayOptions(
     String zmqEndpoint,
     String replayEndpoint,
     String natsUrl,
     WorkerId workerId,
+    String pool,
     String engine,
     int blockSize,
     int dpSize,
@@ -60,7 +65,8 @@ public record RelayOptions(
     Duration reconnectWait,
     Duration reconnectWaitMax,
     Duration drainTimeout,
-    JetStreamSetup.Limits streamLimits) {
+    JetStreamSetup.Limits streamLimits,
+    NatsAuth auth) {
 
   public static final int DEFAULT_BLOCK_SIZE = 16;
   public static final long DEFAULT_SNAPSHOT_EVERY_EVENTS = 1000;
@@ -110,6 +116,16 @@ public record RelayOptions(
     if (workerId == null) {
       throw new InvalidOption("worker-id", "is required (or set POD_NAME / HOSTNAME)");
     }
+    pool = pool == null ? EventSubjects.DEFAULT_POOL : pool;
+    if (!EventSubjects.validPool(pool)) {
+      throw new InvalidOption(
+          "pool",
+          "must be 1-"
+              + EventSubjects.MAX_POOL_LENGTH
+              + " letters, digits, '-' or '_', got '"
+              + pool
+              + "'");
+    }
     if (engine == null || !ENGINES.contains(engine)) {
       throw new InvalidOption("engine", "must be vllm or sglang, got '" + engine + "'");
     }
@@ -147,6 +163,7 @@ public record RelayOptions(
     }
     nonNegative("drain-timeout", drainTimeout);
     Objects.requireNonNull(streamLimits, "streamLimits");
+    auth = auth == null ? NatsAuth.NONE : auth;
   }
 
   /** Defaults for everything but the endpoints and the worker id. */
@@ -156,12 +173,12 @@ public record RelayOptions(
 
   /** The subject of rank {@code rank}. */
   public String subject(int rank) {
-    return EventSubjects.subject(subjectPrefix, workerId, rank);
+    return EventSubjects.subject(subjectPrefix, pool, workerId, rank);
   }
 
   /** The snapshot key of rank {@code rank}. */
   public String snapshotKey(int rank) {
-    return NatsKeys.snapshotKey(workerId, rank);
+    return NatsKeys.snapshotKey(pool, workerId, rank);
   }
 
   private static String endpoint(String key, String value, boolean required, int dpSize) {
@@ -242,6 +259,7 @@ public record RelayOptions(
     private String replayEndpoint;
     private String natsUrl;
     private WorkerId workerId;
+    private String pool = EventSubjects.DEFAULT_POOL;
     private String engine = "vllm";
     private int blockSize = DEFAULT_BLOCK_SIZE;
     private int dpSize = 1;
@@ -258,6 +276,7 @@ public record RelayOptions(
     private Duration reconnectWaitMax = DEFAULT_RECONNECT_WAIT_MAX;
     private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
     private JetStreamSetup.Limits streamLimits = JetStreamSetup.Limits.defaults();
+    private NatsAuth auth = NatsAuth.NONE;
 
     private Builder(String zmqEndpoint, String natsUrl, WorkerId workerId) {
       this.zmqEndpoint = zmqEndpoint;
@@ -282,6 +301,16 @@ public record RelayOptions(
 
     public Builder workerId(WorkerId v) {
       workerId = v;
+      return this;
+    }
+
+    public Builder pool(String v) {
+      pool = v;
+      return this;
+    }
+
+    public Builder auth(NatsAuth v) {
+      auth = v;
       return this;
     }
 
@@ -374,6 +403,7 @@ public record RelayOptions(
           replayEndpoint,
           natsUrl,
           workerId,
+          pool,
           engine,
           blockSize,
           dpSize,
@@ -389,7 +419,8 @@ public record RelayOptions(
           reconnectWait,
           reconnectWaitMax,
           drainTimeout,
-          streamLimits);
+          streamLimits,
+          auth);
     }
   }
 }

@@ -121,6 +121,7 @@ public final class RouterRuntime implements AutoCloseable {
                 && config.events().nats().shareLoad()
             ? SharedLoad.connect(
                 config.events().nats().url(),
+                config.events().nats().auth(),
                 EventSubjects.loadSubject(config.events().nats().subjectPrefix()),
                 load,
                 SharedLoad.Settings.defaults())

@@ -99,6 +99,9 @@ class RelayCommandTest {
     "--dp-size, 0, '--dp-size must be in [1, 1024], got 0'",
     "--snapshot-every-events, -1, '--snapshot-every-events must be >= 1, got -1'",
     "--subject-prefix, a.>, '--subject-prefix must be dot-separated NATS tokens'",
+    "--pool, a.b, '--pool must be 1-63 letters'",
+    "--nats-user, u, '--nats-*: a NATS user and its password file go together'",
+    "--nats-tls-cert, /c.pem, '--nats-*: a TLS client certificate and its key go together'",
   })
   void badValuesExitTwoWithOneLineNamingTheFlag(String flag, String value, String message) {
     Run r = run("relay", "--worker-id", "w", flag, value);
@@ -119,7 +122,26 @@ class RelayCommandTest {
     assertThat(r.out())
         .contains("--zmq", "--replay", "--nats", "--worker-id", "--engine", "--block-size")
         .contains("--dp-size", "--subject-prefix", "--stream", "--snapshot-bucket")
-        .contains("--snapshot-every-events", "--snapshot-every", "--buffer", "INFERA_");
+        .contains("--snapshot-every-events", "--snapshot-every", "--buffer", "INFERA_")
+        .contains("--pool", "--nats-user", "--nats-password-file", "--nats-creds")
+        .contains("--nats-tls-ca", "--nats-tls-cert", "--nats-tls-key");
+  }
+
+  @Test
+  void thePoolAndTheNatsCredentialsComeFromFlagsOrTheEnvironment() {
+    RelayOptions o =
+        RelayCommand.options(
+            map("--worker-id", "w", "--nats-password-file", "/etc/infera/nats/password"),
+            map(
+                "INFERA_POOL", "decode",
+                "INFERA_NATS_USER", "relay-decode",
+                "INFERA_NATS_TLS_CA", "/etc/infera/nats-tls/ca.crt"));
+    assertThat(o.pool()).isEqualTo("decode");
+    assertThat(o.subject(0)).startsWith("infera.kv.events.decode.");
+    assertThat(o.auth().user()).isEqualTo("relay-decode");
+    assertThat(o.auth().passwordFile()).hasToString("/etc/infera/nats/password");
+    assertThat(o.auth().tlsCaFile()).hasToString("/etc/infera/nats-tls/ca.crt");
+    assertThat(o.auth().describe()).isEqualTo("user=relay-decode tls=ca");
   }
 
   @Test

@@ -19,6 +19,7 @@ import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.EventSubjects;
 import io.infera.router.runtime.RouterRuntime;
 import io.infera.router.testing.NatsServer;
 import io.infera.router.tokenize.ChatInput;
@@ -165,6 +166,8 @@ class RouterNatsIT {
   @Test
   void aSnapshotSeededRouterRoutesOnJetStreamEventsAndShrugsOffGarbage() throws Exception {
     pub = new NatsTransportIT.Publisher(server.url(), PREFIX, 6);
+    // Static discovery: the workers' pool is "static".
+    pub.pool = EventSubjects.DEFAULT_POOL;
     int full = engine.length;
     int half = full / 2;
     // b stores the first half; its relay snapshots that view (watermark = that message).

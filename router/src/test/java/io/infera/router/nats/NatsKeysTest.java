@@ -18,8 +18,9 @@ class NatsKeysTest {
   @Test
   void aSnapshotKeyNamesTheSameSourceAsItsSubject() {
     WorkerId pod = WorkerId.of("vllm-decode-7d9f-x2");
-    String key = NatsKeys.snapshotKey(pod, 2);
-    assertThat(NatsKeys.parseKey(key)).isEqualTo(new EventSubjects.Source(pod, 2));
+    String key = NatsKeys.snapshotKey("decode", pod, 2);
+    assertThat(key).startsWith("decode.");
+    assertThat(NatsKeys.parseKey(key)).isEqualTo(new EventSubjects.Source("decode", pod, 2));
     assertThat(EventSubjects.parse("p", "p." + key)).isEqualTo(NatsKeys.parseKey(key));
   }
 
@@ -29,12 +30,24 @@ class NatsKeysTest {
       @ForAll @IntRange(min = 0, max = 1024) int rank) {
     net.jqwik.api.Assume.that(!worker.isBlank());
     WorkerId id = WorkerId.of(worker);
-    assertThat(NatsKeys.parseKey(NatsKeys.snapshotKey(id, rank)))
-        .isEqualTo(new EventSubjects.Source(id, rank));
+    assertThat(NatsKeys.parseKey(NatsKeys.snapshotKey("pool-1", id, rank)))
+        .isEqualTo(new EventSubjects.Source("pool-1", id, rank));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "abc", "abc.", ".0", "abc.x", "abc.-1", "a+b.0", "abc.0.1"})
+  @ValueSource(
+      strings = {
+        "",
+        "abc",
+        "abc.0",
+        "p.abc.",
+        "p..0",
+        ".abc.0",
+        "p.abc.x",
+        "p.abc.-1",
+        "p.a+b.0",
+        "p.abc.0.1"
+      })
   void malformedKeysAreRejectedNamingTheKey(String key) {
     assertThatThrownBy(() -> NatsKeys.parseKey(key))
         .isInstanceOf(IllegalArgumentException.class)

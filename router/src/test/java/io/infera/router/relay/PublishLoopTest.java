@@ -153,7 +153,7 @@ class PublishLoopTest {
     runUntilIdle();
 
     List<Msg> msgs = fake.messages(subject());
-    assertThat(subject()).isEqualTo(EventSubjects.subject("infera.kv.events", W, 0));
+    assertThat(subject()).isEqualTo(EventSubjects.subject("infera.kv.events", "static", W, 0));
     assertThat(engineSeqs()).containsExactlyElementsOf(LongStream.range(0, 40).boxed().toList());
     for (int i = 0; i < msgs.size(); i++) {
       Msg m = msgs.get(i);

@@ -183,7 +183,8 @@ class RelayIT {
 
     for (int r = 0; r < 2; r++) {
       List<Stored> msgs = subject(o, r);
-      assertThat(o.subject(r)).isEqualTo("infera.kv.events." + EventSubjects.token(W) + "." + r);
+      assertThat(o.subject(r))
+          .isEqualTo("infera.kv.events.static." + EventSubjects.token(W) + "." + r);
       List<Stored> sequenced = r == 0 ? msgs.subList(0, msgs.size() - 1) : msgs;
       assertThat(engineSeqs(sequenced)).containsExactlyElementsOf(range(120));
       for (Stored m : sequenced) {

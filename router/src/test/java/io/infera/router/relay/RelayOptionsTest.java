@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.NatsAuth;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -33,8 +34,10 @@ class RelayOptionsTest {
     assertThat(o.bufferBatches()).isEqualTo(10_000);
     assertThat(o.replayEndpoint()).isNull();
     assertThat(o.subject(1))
-        .isEqualTo("infera.kv.events." + EventSubjects.token(o.workerId()) + ".1");
-    assertThat(o.snapshotKey(0)).isEqualTo(EventSubjects.token(o.workerId()) + ".0");
+        .isEqualTo("infera.kv.events.static." + EventSubjects.token(o.workerId()) + ".1");
+    assertThat(o.snapshotKey(0)).isEqualTo("static." + EventSubjects.token(o.workerId()) + ".0");
+    assertThat(o.pool()).isEqualTo("static");
+    assertThat(o.auth()).isEqualTo(NatsAuth.NONE);
   }
 
   static Stream<Arguments> invalid() {
@@ -50,6 +53,10 @@ class RelayOptionsTest {
         bad("engine", b -> b.engine("trtllm")),
         bad("block-size", b -> b.blockSize(0)),
         bad("dp-size", b -> b.dpSize(0)),
+        bad("pool", b -> b.pool("")),
+        bad("pool", b -> b.pool("a.b")),
+        bad("pool", b -> b.pool("a>")),
+        bad("pool", b -> b.pool("x".repeat(64))),
         bad("subject-prefix", b -> b.subjectPrefix("infera.kv.*")),
         bad("subject-prefix", b -> b.subjectPrefix("infera..kv")),
         bad("subject-prefix", b -> b.subjectPrefix("a b")),

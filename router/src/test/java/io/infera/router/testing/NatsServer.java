@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,23 +26,87 @@ public final class NatsServer implements AutoCloseable {
   private final Path logFile;
   private final int port;
   private final List<String> extraArgs;
+  private final Map<String, String> env;
   private Process process;
 
-  private NatsServer(Path binary, Path storeDir, int port, List<String> extraArgs) {
+  private NatsServer(
+      Path binary, Path storeDir, int port, List<String> extraArgs, Map<String, String> env) {
     this.binary = binary;
     this.storeDir = storeDir;
     this.logFile = storeDir.resolve("nats-server.log");
     this.port = port;
     this.extraArgs = List.copyOf(extraArgs);
+    this.env = Map.copyOf(env);
   }
 
   /** Starts a server with JetStream storing under {@code storeDir}. */
   public static NatsServer start(Path storeDir, String... extraArgs) throws Exception {
+    return start(binary(), storeDir, Map.of(), extraArgs);
+  }
+
+  /**
+   * Starts {@code binary} ({@link #binary()} or {@link #current()}) with JetStream storing under
+   * {@code storeDir} and {@code env} added to its environment (the passwords a rendered {@code
+   * nats.conf} names).
+   */
+  public static NatsServer start(
+      Path binary, Path storeDir, Map<String, String> env, String... extraArgs) throws Exception {
     Files.createDirectories(storeDir);
-    NatsServer s = new NatsServer(binary(), storeDir, freePort(), List.of(extraArgs));
+    NatsServer s = new NatsServer(binary, storeDir, freePort(), List.of(extraArgs), env);
     s.startProcess();
     return s;
   }
+
+  /** The server's log so far (permission violations are logged there). */
+  public String log() throws IOException {
+    return Files.exists(logFile) ? Files.readString(logFile) : "";
+  }
+
+  /**
+   * A current {@code nats-server} (the Debian package is 2.9): built once from the Go module proxy
+   * by {@code build/nats-server.sh} and cached under {@code ~/.cache/infera/nats-server/}.
+   *
+   * @throws org.opentest4j.TestAbortedException (a skip, loudly) only when there is no Go toolchain
+   *     or the Go module proxy cannot be reached (exit codes 3 and 4)
+   */
+  public static synchronized Path current() throws Exception {
+    if (current != null) {
+      return current;
+    }
+    Path root = Path.of("").toAbsolutePath();
+    while (root != null && !Files.exists(root.resolve("build/nats-server.sh"))) {
+      root = root.getParent();
+    }
+    if (root == null) {
+      throw new IllegalStateException("build/nats-server.sh not found above " + Path.of(""));
+    }
+    Process p =
+        new ProcessBuilder("bash", root.resolve("build/nats-server.sh").toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes()).strip();
+    if (!p.waitFor(20, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new IllegalStateException("build/nats-server.sh did not finish in 20 minutes");
+    }
+    int code = p.exitValue();
+    if (code == 3 || code == 4) {
+      org.junit.jupiter.api.Assumptions.abort(
+          "SKIPPED LOUDLY: no current nats-server: build/nats-server.sh exited "
+              + code
+              + (code == 3
+                  ? " (no Go 1.26+ toolchain: install Go)"
+                  : " (the Go module proxy is unreachable: set GOPROXY)"));
+    }
+    if (code != 0) {
+      throw new IllegalStateException("build/nats-server.sh failed with exit code " + code);
+    }
+    String last = out.substring(out.lastIndexOf('\n') + 1);
+    current = Path.of(last);
+    return current;
+  }
+
+  private static Path current;
 
   public String url() {
     return "nats://127.0.0.1:" + port;
@@ -102,9 +167,10 @@ public final class NatsServer implements AutoCloseable {
             "--http_port",
             "0"));
     cmd.addAll(extraArgs);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(env);
     process =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
+        pb.redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
             .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);

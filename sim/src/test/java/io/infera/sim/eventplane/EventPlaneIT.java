@@ -207,12 +207,17 @@ class EventPlaneIT {
     plane.awaitExact(Duration.ofSeconds(5));
     try (Connection nc = Nats.connect(plane.nats.url())) {
       JetStream js = nc.jetStream();
-      String w0 = EventSubjects.subject(EventPlane.PREFIX, EventPlane.worker(0), 0);
+      String w0 =
+          EventSubjects.subject(
+              EventPlane.PREFIX, EventSubjects.DEFAULT_POOL, EventPlane.worker(0), 0);
       js.publish(w0, new byte[] {(byte) 0xc1, 0, 1, 2});
       js.publish(EventPlane.PREFIX + ".%%%.0", new byte[] {1});
       byte[] noise = new byte[512];
       new Random(5).nextBytes(noise);
-      js.publish(EventSubjects.subject(EventPlane.PREFIX, EventPlane.worker(1), 3), noise);
+      js.publish(
+          EventSubjects.subject(
+              EventPlane.PREFIX, EventSubjects.DEFAULT_POOL, EventPlane.worker(1), 3),
+          noise);
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (plane.metric(a, "infera_nats_garbage_subjects_total") < 1

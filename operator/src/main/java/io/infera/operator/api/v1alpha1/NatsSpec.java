@@ -12,6 +12,7 @@ import io.fabric8.generator.annotation.ValidationRule;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = Rules.NATS_URL_OR_DEPLOY, message = Rules.NATS_URL_OR_DEPLOY_MESSAGE)
+@ValidationRule(value = Rules.NATS_EXTERNAL_ONLY, message = Rules.NATS_EXTERNAL_ONLY_MESSAGE)
 public class NatsSpec {
 
   @Pattern(Rules.NATS_URL_PATTERN)
@@ -24,6 +25,14 @@ public class NatsSpec {
       "The NATS StatefulSet the operator deploys when no url is given (all fields optional).")
   private NatsDeploySpec deploy;
 
+  @JsonPropertyDescription(
+      "Credentials routers and relays use on the external NATS (url). The operator's own NATS"
+          + " needs none: it generates per-role credentials into the Secret <name>-nats-auth.")
+  private NatsAuthSpec auth;
+
+  @JsonPropertyDescription("TLS to the external NATS (url).")
+  private NatsTlsSpec tls;
+
   @Default("INFERA_KV_EVENTS")
   @Pattern(Rules.NATS_NAME_PATTERN)
   @JsonPropertyDescription("JetStream stream of KV events.")
@@ -31,7 +40,7 @@ public class NatsSpec {
 
   @Default("infera.kv.events")
   @Pattern(Rules.SUBJECT_PREFIX_PATTERN)
-  @JsonPropertyDescription("Subject prefix of KV events: <prefix>.<worker>.<rank>.")
+  @JsonPropertyDescription("Subject prefix of KV events: <prefix>.<pool>.<worker>.<rank>.")
   private String subjectPrefix = "infera.kv.events";
 
   @Default("infera_kv_snapshots")
@@ -53,6 +62,22 @@ public class NatsSpec {
 
   public void setDeploy(NatsDeploySpec deploy) {
     this.deploy = deploy;
+  }
+
+  public NatsAuthSpec getAuth() {
+    return auth;
+  }
+
+  public void setAuth(NatsAuthSpec auth) {
+    this.auth = auth;
+  }
+
+  public NatsTlsSpec getTls() {
+    return tls;
+  }
+
+  public void setTls(NatsTlsSpec tls) {
+    this.tls = tls;
   }
 
   public String getStream() {

@@ -26,6 +26,21 @@ public final class Rules {
   public static final String NATS_URL_OR_DEPLOY_MESSAGE =
       "set either nats.url (an external NATS) or nats.deploy, not both";
 
+  public static final String NATS_EXTERNAL_ONLY =
+      "(!has(self.auth) && !has(self.tls)) || has(self.url)";
+  public static final String NATS_EXTERNAL_ONLY_MESSAGE =
+      "nats.auth and nats.tls are for an external NATS (nats.url); the operator's own NATS"
+          + " generates its credentials";
+
+  public static final String NATS_AUTH_ONE_KIND =
+      "(has(self.user) && has(self.passwordSecret) && !has(self.credsSecret))"
+          + " || (!has(self.user) && !has(self.passwordSecret) && has(self.credsSecret))";
+  public static final String NATS_AUTH_ONE_KIND_MESSAGE =
+      "nats.auth takes user with passwordSecret, or credsSecret";
+
+  /** A NATS user name: no spaces, quotes or wildcards. */
+  public static final String NATS_USER_PATTERN = "^[-._@a-zA-Z0-9]+$";
+
   public static final String TOKENIZER_ONE_SOURCE = "!(has(self.path) && has(self.hub))";
   public static final String TOKENIZER_ONE_SOURCE_MESSAGE =
       "set either tokenizer.path or tokenizer.hub, not both";

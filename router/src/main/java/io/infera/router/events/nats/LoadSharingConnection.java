@@ -1,5 +1,6 @@
 package io.infera.router.events.nats;
 
+import io.infera.router.nats.NatsAuth;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Dispatcher;
@@ -24,6 +25,7 @@ final class LoadSharingConnection {
 
   private final String subject;
   private final boolean owned;
+  private final NatsAuth auth;
   private volatile Connection connection;
   private volatile Dispatcher dispatcher;
 
@@ -31,8 +33,16 @@ final class LoadSharingConnection {
    * @param owned whether {@link #close} closes the connection (it was made here)
    */
   LoadSharingConnection(String subject, boolean owned) {
+    this(subject, owned, NatsAuth.NONE);
+  }
+
+  /**
+   * @param auth credentials and TLS of the connection made here
+   */
+  LoadSharingConnection(String subject, boolean owned, NatsAuth auth) {
     this.subject = subject;
     this.owned = owned;
+    this.auth = auth;
   }
 
   /**
@@ -40,12 +50,18 @@ final class LoadSharingConnection {
    * messages instead of blocking the publishing (event-loop) thread — heartbeats repair the loss.
    */
   static Options options(String url) {
-    return options(url, (conn, event) -> {});
+    return options(url, NatsAuth.NONE, (conn, event) -> {});
   }
 
-  private static Options options(String url, ConnectionListener onEvent) {
-    return new Options.Builder()
-        .server(url)
+  private static Options options(String url, NatsAuth auth, ConnectionListener onEvent) {
+    Options.Builder b = new Options.Builder();
+    try {
+      auth.apply(b);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(
+          "load sharing cannot read its NATS credentials: " + e.getMessage(), e);
+    }
+    return b.server(url)
         .connectionName("infera-router-load")
         .maxReconnects(-1)
         .reconnectWait(Duration.ofMillis(500))
@@ -83,6 +99,7 @@ final class LoadSharingConnection {
     Nats.connectAsynchronously(
         options(
             url,
+            auth,
             (conn, event) -> {
               // A first connect that had to be retried is announced as a reconnect.
               if (event == ConnectionListener.Events.CONNECTED

@@ -1,6 +1,7 @@
 package io.infera.router.events.nats;
 
 import io.infera.router.events.Backoff;
+import io.infera.router.nats.NatsAuth;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
@@ -24,6 +25,7 @@ final class NatsConnection {
   private static final Logger log = LoggerFactory.getLogger(NatsTransport.class);
 
   private final String url;
+  private final NatsAuth auth;
   private final Duration timeout;
   private final Backoff backoff;
   private final NatsCounters counters;
@@ -41,6 +43,7 @@ final class NatsConnection {
    */
   NatsConnection(
       String url,
+      NatsAuth auth,
       Duration timeout,
       Backoff backoff,
       NatsCounters counters,
@@ -48,6 +51,7 @@ final class NatsConnection {
       LongSupplier processed,
       BooleanSupplier running) {
     this.url = url;
+    this.auth = auth;
     this.timeout = timeout;
     this.backoff = backoff;
     this.counters = counters;
@@ -59,8 +63,9 @@ final class NatsConnection {
   /** The connection, made now when there is none or it was closed. Consumer thread. */
   Connection get() throws Exception {
     if (conn == null || conn.getStatus() == Connection.Status.CLOSED) {
+      // Read the credential files at each connect: a rotated Secret reaches the next one.
       Options options =
-          new Options.Builder()
+          auth.apply(new Options.Builder())
               .server(url)
               .connectionName("infera-router")
               .maxReconnects(-1)
@@ -71,7 +76,8 @@ final class NatsConnection {
               .build();
       Connection c = Nats.connect(options);
       up();
-      log.info("nats connected url={} server={}", url, c.getConnectedUrl());
+      log.info(
+          "nats connected url={} server={} auth={}", url, c.getConnectedUrl(), auth.describe());
       conn = c;
     }
     return conn;

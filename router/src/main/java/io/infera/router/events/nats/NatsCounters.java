@@ -20,6 +20,7 @@ public final class NatsCounters implements MeterBinder {
   final AtomicLong messages = new AtomicLong();
   final AtomicLong bytes = new AtomicLong();
   final AtomicLong garbageSubjects = new AtomicLong();
+  final AtomicLong foreignPool = new AtomicLong();
   final AtomicLong badHeaders = new AtomicLong();
   final AtomicLong duplicates = new AtomicLong();
   final AtomicLong coveredSkipped = new AtomicLong();
@@ -51,6 +52,14 @@ public final class NatsCounters implements MeterBinder {
   /** Payload bytes received. */
   public long bytesReceived() {
     return bytes.get();
+  }
+
+  /**
+   * Messages (events and resync markers) whose subject names a pool the worker is not a discovered
+   * member of: dropped.
+   */
+  public long foreignPool() {
+    return foreignPool.get();
   }
 
   /** Messages whose subject names no worker and rank: skipped. */
@@ -139,6 +148,7 @@ public final class NatsCounters implements MeterBinder {
     c.put("infera.nats.messages", NatsCounters::messagesReceived);
     c.put("infera.nats.bytes", NatsCounters::bytesReceived);
     c.put("infera.nats.garbage.subjects", NatsCounters::garbageSubjects);
+    c.put("infera.nats.foreign.pool", NatsCounters::foreignPool);
     c.put("infera.nats.bad.headers", NatsCounters::badHeaders);
     c.put("infera.nats.duplicates", NatsCounters::duplicates);
     c.put("infera.nats.covered.skipped", NatsCounters::coveredSkipped);

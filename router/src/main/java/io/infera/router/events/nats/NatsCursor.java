@@ -54,6 +54,8 @@ final class NatsCursor {
   /** One source's position. Written by the consumer thread only. */
   static final class Source {
     final SourceId id;
+    // The discovered pool of the worker (its snapshot key's first token), null until discovered.
+    volatile String pool;
     volatile long coveredThrough;
     volatile long lastStreamSeq;
     volatile long lastEngineSeq = KvEventMessage.NO_SEQ;

@@ -23,6 +23,7 @@ final class NatsHold {
   /** One held stream message. */
   record Held(
       SourceId source,
+      String pool,
       long streamSeq,
       long engineSeq,
       byte[] payload,
@@ -53,7 +54,13 @@ final class NatsHold {
    * Holds a message; the oldest held ones are dropped (and counted) to stay within the bounds.
    * Messages arrive in stream order.
    */
-  void add(SourceId source, long streamSeq, long engineSeq, byte[] payload, long timestampMillis) {
+  void add(
+      SourceId source,
+      String pool,
+      long streamSeq,
+      long engineSeq,
+      byte[] payload,
+      long timestampMillis) {
     long now = nanoClock.getAsLong();
     expire(now);
     if (maxMessages == 0 || payload.length > maxBytes) {
@@ -64,7 +71,7 @@ final class NatsHold {
       removeFirst();
       dropped++;
     }
-    held.addLast(new Held(source, streamSeq, engineSeq, payload, timestampMillis, now));
+    held.addLast(new Held(source, pool, streamSeq, engineSeq, payload, timestampMillis, now));
     bytes += payload.length;
     size = held.size();
   }

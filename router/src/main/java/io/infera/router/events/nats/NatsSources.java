@@ -23,8 +23,11 @@ import org.slf4j.LoggerFactory;
  * What the {@code nats} transport does per source: which workers discovery knows (their ranks are
  * seeded from the bucket when they appear), the stream messages of each source (resync markers,
  * engine sequences, covered skips, events of undiscovered workers held in {@link NatsHold}), and
- * the re-seeding of sources after lost messages or while degraded. Stream-level order (dedupe,
- * gaps) is the transport's. Consumer thread only.
+ * the re-seeding of sources after lost messages or while degraded. A message whose subject names a
+ * pool the worker is not a discovered member of is dropped and counted: the server lets a pool's
+ * credentials publish only under its own pool token, so a relay cannot speak for another pool's
+ * workers, and this check keeps it from speaking for a worker it does not have. Stream-level order
+ * (dedupe, gaps) is the transport's. Consumer thread only.
  */
 final class NatsSources {
 
@@ -41,6 +44,7 @@ final class NatsSources {
   private final EventSink sink;
   private final SnapshotSeeder seeder;
   private final Map<WorkerId, Integer> discovered = new HashMap<>();
+  private final Map<WorkerId, String> pools = new HashMap<>();
   private final Map<WorkerId, Long> purgedAtRevision =
       new LinkedHashMap<>() {
         @Override
@@ -67,7 +71,15 @@ final class NatsSources {
     this.watch = watch;
     this.sink = sink;
     this.seeder =
-        new SnapshotSeeder(pageSize, cursor, counters, watch, stream, sink, purgedAtRevision::get);
+        new SnapshotSeeder(
+            pageSize,
+            cursor,
+            counters,
+            watch,
+            stream,
+            sink,
+            purgedAtRevision::get,
+            this::snapshotKey);
   }
 
   /** The bucket of the current session. */
@@ -88,6 +100,21 @@ final class NatsSources {
     return out;
   }
 
+  /**
+   * The snapshot key of a discovered worker's rank ({@code <pool>.<token>.<rank>}), or null when
+   * the worker is not discovered (or its pool cannot be a key token).
+   */
+  String snapshotKey(SourceId id) {
+    return snapshotKey(pools.get(id.worker()), id);
+  }
+
+  /** The snapshot key of {@code id} in {@code pool}, or null when the pool is null or no token. */
+  static String snapshotKey(String pool, SourceId id) {
+    return pool == null || !EventSubjects.validPool(pool)
+        ? null
+        : NatsKeys.snapshotKey(pool, id.worker(), id.dpRank());
+  }
+
   /** Seeds a source from the bucket; see {@link SnapshotSeeder#seed}. */
   boolean seed(SourceId id, String why) throws Exception {
     return seeder.seed(id, why);
@@ -100,12 +127,21 @@ final class NatsSources {
    */
   void workers(List<WorkerInfo> workers, boolean initialized) throws Exception {
     Map<WorkerId, Integer> next = new LinkedHashMap<>();
+    Map<WorkerId, String> nextPools = new HashMap<>();
     for (WorkerInfo w : workers) {
       next.put(w.id(), w.dpSize());
+      nextPools.put(w.id(), w.pool());
     }
     for (WorkerId w : new ArrayList<>(discovered.keySet())) {
+      String pool = nextPools.get(w);
+      if (pool != null && !pool.equals(pools.get(w))) {
+        // Moved to another pool (a static config edit): its old pool's view is not its view.
+        log.info("nats source worker changed pool worker={} from={} to={}", w, pools.get(w), pool);
+        next.remove(w);
+      }
       if (!next.containsKey(w)) {
         discovered.remove(w);
+        pools.remove(w);
         cursor.removeWorker(w);
         int dropped = hold.drop(w);
         purgedAtRevision.put(w, bucketRevision());
@@ -115,11 +151,13 @@ final class NatsSources {
     for (Map.Entry<WorkerId, Integer> e : next.entrySet()) {
       WorkerId w = e.getKey();
       int dp = e.getValue();
+      String pool = nextPools.get(w);
       Integer old = discovered.put(w, dp);
+      pools.put(w, pool);
       int from = old == null ? 0 : old;
       for (int r = from; r < dp; r++) {
         SourceId id = new SourceId(w, r);
-        cursor.register(id);
+        cursor.register(id).pool = pool;
         if (initialized) {
           seeder.seed(id, "discovered");
         }
@@ -127,6 +165,10 @@ final class NatsSources {
       if (old == null && initialized) {
         List<NatsHold.Held> held = hold.take(w);
         for (NatsHold.Held h : held) {
+          if (!pool.equals(h.pool())) {
+            foreign(h.pool(), h.source(), h.streamSeq());
+            continue;
+          }
           deliver(h.source(), h.streamSeq(), h.engineSeq(), h.payload(), h.timestampMillis());
         }
         log.info(
@@ -150,6 +192,12 @@ final class NatsSources {
       return;
     }
     SourceId id = new SourceId(src.worker(), src.rank());
+    String pool = pools.get(id.worker());
+    if (pool != null && !pool.equals(src.pool())) {
+      // Also resync markers: a reset is accepted only under the worker's own pool.
+      foreign(src.pool(), id, seq);
+      return;
+    }
     if (h != null && h.containsKey(NatsHeaders.RESYNC)) {
       resync(id, seq);
       return;
@@ -163,7 +211,7 @@ final class NatsSources {
       engineSeq = KvEventMessage.NO_SEQ;
     }
     if (!discovered.containsKey(id.worker())) {
-      hold.add(id, seq, engineSeq, data, tsMillis);
+      hold.add(id, src.pool(), seq, engineSeq, data, tsMillis);
       return;
     }
     deliver(id, seq, engineSeq, data, tsMillis);
@@ -189,6 +237,21 @@ final class NatsSources {
     }
     subjects.put(subject, src);
     return src;
+  }
+
+  /** A message of a worker under a pool it is not a discovered member of: dropped, counted. */
+  private void foreign(String subjectPool, SourceId id, long seq) {
+    long n = counters.foreignPool.incrementAndGet();
+    if (n == 1 || Long.bitCount(n) == 1) {
+      log.warn(
+          "nats event of a worker outside the subject's pool dropped count={} source={} pool={}"
+              + " discovered_pool={} stream_seq={}",
+          n,
+          id,
+          subjectPool,
+          pools.get(id.worker()),
+          seq);
+    }
   }
 
   private void deliver(SourceId id, long seq, long engineSeq, byte[] payload, long tsMillis) {
@@ -268,7 +331,8 @@ final class NatsSources {
       if (s.degraded == null || !discovered.containsKey(s.id.worker())) {
         continue;
       }
-      SnapshotWatch.Meta meta = watch.latest(NatsKeys.snapshotKey(s.id.worker(), s.id.dpRank()));
+      String key = snapshotKey(s.id);
+      SnapshotWatch.Meta meta = key == null ? null : watch.latest(key);
       if (meta != null && meta.revision() > s.triedRevision) {
         seeder.seed(s.id, "repair");
       }

@@ -46,6 +46,7 @@ public record NatsStatus(
     out.put("messages", c.messagesReceived());
     out.put("bytes", c.bytesReceived());
     out.put("garbage_subjects", c.garbageSubjects());
+    out.put("foreign_pool", c.foreignPool());
     out.put("bad_headers", c.badHeaders());
     out.put("duplicates", c.duplicates());
     out.put("covered_skipped", c.coveredSkipped());

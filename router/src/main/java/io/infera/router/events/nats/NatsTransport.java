@@ -10,7 +10,6 @@ import io.infera.router.events.TransportStatus;
 import io.infera.router.events.TransportThread;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.SourceId;
-import io.infera.router.nats.NatsKeys;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,6 +99,7 @@ public final class NatsTransport extends TransportThread implements EventTranspo
     this.connection =
         new NatsConnection(
             config.url(),
+            config.auth(),
             settings.requestTimeout(),
             backoff,
             counters,
@@ -264,7 +264,8 @@ public final class NatsTransport extends TransportThread implements EventTranspo
     List<NatsSourceStatus> out = new ArrayList<>();
     for (NatsCursor.Source s : cursor.sources()) {
       long created = s.snapshotCreatedMillis;
-      SnapshotWatch.Meta meta = watch.latest(NatsKeys.snapshotKey(s.id.worker(), s.id.dpRank()));
+      String key = NatsSources.snapshotKey(s.pool, s.id);
+      SnapshotWatch.Meta meta = key == null ? null : watch.latest(key);
       if (meta != null) {
         created = Math.max(created, meta.createdMillis());
       }

@@ -1,6 +1,7 @@
 package io.infera.router.events.nats;
 
 import io.infera.router.kv.WorkerId;
+import io.infera.router.nats.NatsAuth;
 import io.infera.router.nats.SharedLoadCodec;
 import io.infera.router.nats.SharedLoadMessage;
 import io.infera.router.nats.SharedLoadMessage.Bye;
@@ -222,7 +223,14 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
   public static SharedLoad connect(
       String url, String subject, LoadTracker tracker, Settings settings)
       throws InterruptedException {
-    LoadSharingConnection c = new LoadSharingConnection(subject, true);
+    return connect(url, NatsAuth.NONE, subject, tracker, settings);
+  }
+
+  /** As {@link #connect(String, String, LoadTracker, Settings)} with credentials and TLS. */
+  public static SharedLoad connect(
+      String url, NatsAuth auth, String subject, LoadTracker tracker, Settings settings)
+      throws InterruptedException {
+    LoadSharingConnection c = new LoadSharingConnection(subject, true, auth);
     SharedLoad s =
         new SharedLoad(newReplicaId(), tracker, settings, c::publish, System::nanoTime, c);
     s.startTicking(subject);

@@ -8,7 +8,6 @@ import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
-import io.infera.router.nats.NatsKeys;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
@@ -46,10 +45,12 @@ final class SnapshotSeeder {
   private final Stream stream;
   private final EventSink sink;
   private final Function<WorkerId, Long> purgedAtRevision;
+  private final Function<SourceId, String> keyOf;
   private KeyValue kv;
 
   /**
    * @param purgedAtRevision the bucket's revision when a worker last left discovery, or null
+   * @param keyOf a source's snapshot key, null when it has none (worker not discovered)
    */
   SnapshotSeeder(
       int pageSize,
@@ -58,7 +59,8 @@ final class SnapshotSeeder {
       SnapshotWatch watch,
       Stream stream,
       EventSink sink,
-      Function<WorkerId, Long> purgedAtRevision) {
+      Function<WorkerId, Long> purgedAtRevision,
+      Function<SourceId, String> keyOf) {
     this.pageSize = pageSize;
     this.cursor = cursor;
     this.counters = counters;
@@ -66,6 +68,7 @@ final class SnapshotSeeder {
     this.stream = stream;
     this.sink = sink;
     this.purgedAtRevision = purgedAtRevision;
+    this.keyOf = keyOf;
   }
 
   /** The bucket of the current session. */
@@ -80,7 +83,11 @@ final class SnapshotSeeder {
    * @return whether it was seeded
    */
   boolean seed(SourceId id, String why) throws Exception {
-    KeyValueEntry e = kv.get(NatsKeys.snapshotKey(id.worker(), id.dpRank()));
+    String key = keyOf.apply(id);
+    if (key == null) {
+      return false;
+    }
+    KeyValueEntry e = kv.get(key);
     if (e == null || e.getOperation() != KeyValueOperation.PUT || e.getValue() == null) {
       return false;
     }

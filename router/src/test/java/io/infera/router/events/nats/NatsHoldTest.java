@@ -24,10 +24,10 @@ class NatsHoldTest {
   @Test
   void aWorkerTakesItsOwnEventsInStreamOrderAndLeavesTheOthers() {
     NatsHold h = hold(100, 1 << 20, Duration.ofSeconds(30));
-    h.add(A0, 1, 0, new byte[] {1}, 0);
-    h.add(B0, 2, 0, new byte[] {2}, 0);
-    h.add(A1, 3, 5, new byte[] {3}, 0);
-    h.add(A0, 4, 1, new byte[] {4}, 0);
+    h.add(A0, "p", 1, 0, new byte[] {1}, 0);
+    h.add(B0, "p", 2, 0, new byte[] {2}, 0);
+    h.add(A1, "p", 3, 5, new byte[] {3}, 0);
+    h.add(A0, "p", 4, 1, new byte[] {4}, 0);
     assertThat(h.take(WorkerId.of("a")))
         .extracting(NatsHold.Held::streamSeq)
         .containsExactly(1L, 3L, 4L);
@@ -42,7 +42,7 @@ class NatsHoldTest {
   void theOldestGoFirstOverTheMessageBound() {
     NatsHold h = hold(3, 1 << 20, Duration.ofSeconds(30));
     for (long seq = 1; seq <= 5; seq++) {
-      h.add(A0, seq, seq, new byte[] {0}, 0);
+      h.add(A0, "p", seq, seq, new byte[] {0}, 0);
     }
     assertThat(h.dropped()).isEqualTo(2);
     assertThat(h.take(WorkerId.of("a")))
@@ -53,12 +53,12 @@ class NatsHoldTest {
   @Test
   void theOldestGoFirstOverTheByteBoundAndAnOversizedMessageIsNotHeld() {
     NatsHold h = hold(100, 10, Duration.ofSeconds(30));
-    h.add(A0, 1, 0, new byte[4], 0);
-    h.add(A0, 2, 1, new byte[4], 0);
-    h.add(A0, 3, 2, new byte[4], 0);
+    h.add(A0, "p", 1, 0, new byte[4], 0);
+    h.add(A0, "p", 2, 1, new byte[4], 0);
+    h.add(A0, "p", 3, 2, new byte[4], 0);
     assertThat(h.bytes()).isEqualTo(8);
     assertThat(h.dropped()).isEqualTo(1);
-    h.add(A0, 4, 3, new byte[11], 0);
+    h.add(A0, "p", 4, 3, new byte[11], 0);
     assertThat(h.dropped()).isEqualTo(2);
     assertThat(h.take(WorkerId.of("a")))
         .extracting(NatsHold.Held::streamSeq)
@@ -68,9 +68,9 @@ class NatsHoldTest {
   @Test
   void eventsOlderThanTheMaxAgeAreDropped() {
     NatsHold h = hold(100, 1 << 20, Duration.ofSeconds(30));
-    h.add(A0, 1, 0, new byte[1], 0);
+    h.add(A0, "p", 1, 0, new byte[1], 0);
     clock.set(TimeUnit.SECONDS.toNanos(20));
-    h.add(A0, 2, 1, new byte[1], 0);
+    h.add(A0, "p", 2, 1, new byte[1], 0);
     clock.set(TimeUnit.SECONDS.toNanos(31));
     h.expire();
     assertThat(h.dropped()).isEqualTo(1);
@@ -83,8 +83,8 @@ class NatsHoldTest {
   @Test
   void aWorkerThatLeftHasItsEventsDroppedAndCounted() {
     NatsHold h = hold(100, 1 << 20, Duration.ofSeconds(30));
-    h.add(A0, 1, 0, new byte[1], 0);
-    h.add(B0, 2, 0, new byte[1], 0);
+    h.add(A0, "p", 1, 0, new byte[1], 0);
+    h.add(B0, "p", 2, 0, new byte[1], 0);
     assertThat(h.drop(WorkerId.of("a"))).isEqualTo(1);
     assertThat(h.dropped()).isEqualTo(1);
     assertThat(h.size()).isEqualTo(1);
@@ -93,7 +93,7 @@ class NatsHoldTest {
   @Test
   void aZeroBoundHoldsNothing() {
     NatsHold h = hold(0, 1 << 20, Duration.ofSeconds(30));
-    h.add(A0, 1, 0, new byte[1], 0);
+    h.add(A0, "p", 1, 0, new byte[1], 0);
     assertThat(h.size()).isZero();
     assertThat(h.dropped()).isEqualTo(1);
   }

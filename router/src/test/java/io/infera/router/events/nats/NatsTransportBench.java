@@ -158,7 +158,7 @@ public final class NatsTransportBench {
         window.add(
             js.publishAsync(
                 NatsMessage.builder()
-                    .subject(EventSubjects.subject(PREFIX, WorkerId.of("w" + w), 0))
+                    .subject(EventSubjects.subject(PREFIX, "it", WorkerId.of("w" + w), 0))
                     .headers(h)
                     .data(FakeVllmPublisher.batchPayload(1.0, 0, e))
                     .build()));
@@ -194,7 +194,7 @@ public final class NatsTransportBench {
         }
         byte[] value = ViewSnapshot.of(PAGE, n, 0, router, engine).encode();
         bytes += value.length;
-        nc.keyValue(BUCKET).put(NatsKeys.snapshotKey(WorkerId.of("w" + w), 0), value);
+        nc.keyValue(BUCKET).put(NatsKeys.snapshotKey("it", WorkerId.of("w" + w), 0), value);
       }
       return bytes;
     }

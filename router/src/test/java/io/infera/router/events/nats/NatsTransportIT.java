@@ -254,9 +254,9 @@ public class NatsTransportIT {
   void garbageSubjectsAndPayloadsAreCountedAndSkipped() throws Exception {
     startRouter("a");
     await().atMost(Duration.ofSeconds(15)).until(transport::warm);
-    pub.raw(PREFIX + ".not-base64!.0", null, new byte[] {1});
-    pub.raw(PREFIX + ".only-two", null, new byte[] {1});
-    pub.raw(PREFIX + "." + EventSubjects.token(WorkerId.of("a")) + ".x", null, new byte[] {1});
+    pub.raw(PREFIX + ".it.not-base64!.0", null, new byte[] {1});
+    pub.raw(PREFIX + ".it.only-three", null, new byte[] {1});
+    pub.raw(PREFIX + ".it." + EventSubjects.token(WorkerId.of("a")) + ".x", null, new byte[] {1});
     pub.publish(WorkerId.of("a"), 0, 0L, "not msgpack".getBytes(StandardCharsets.UTF_8));
     pub.publish(WorkerId.of("a"), 0, 1L, new byte[0]);
     Headers bad = new Headers().put(NatsHeaders.ENGINE_SEQ, "seven");
@@ -264,7 +264,8 @@ public class NatsTransportIT {
     chain.engineSeq = 2;
     Reference ref = new Reference();
     chain.publishNext(pub, ref);
-    pub.raw(EventSubjects.subject(PREFIX, WorkerId.of("a"), 0), bad, new byte[] {(byte) 0xc1});
+    pub.raw(
+        EventSubjects.subject(PREFIX, "it", WorkerId.of("a"), 0), bad, new byte[] {(byte) 0xc1});
     chain.publishNext(pub, ref);
     await().atMost(Duration.ofSeconds(10)).until(() -> view("a").length == 2);
     assertThat(transport.counters().garbageSubjects()).isEqualTo(3);
@@ -500,6 +501,9 @@ public class NatsTransportIT {
     final JetStream js;
     final String prefix;
 
+    /** The pool token of what it publishes: the test workers' pool ({@link #worker}). */
+    public volatile String pool = "it";
+
     /**
      * @param maxMessages the stream's message limit if this creates it (0 = none)
      */
@@ -522,7 +526,7 @@ public class NatsTransportIT {
       if (engineSeq != null) {
         h.put(NatsHeaders.ENGINE_SEQ, Long.toString(engineSeq));
       }
-      return raw(EventSubjects.subject(prefix, w, rank), h, payload);
+      return raw(EventSubjects.subject(prefix, pool, w, rank), h, payload);
     }
 
     public long raw(String subject, Headers h, byte[] payload) throws Exception {
@@ -532,11 +536,12 @@ public class NatsTransportIT {
 
     public long resync(WorkerId w, int rank) throws Exception {
       Headers h = new Headers().put(NatsHeaders.RESYNC, "overflow");
-      return raw(EventSubjects.subject(prefix, w, rank), h, new byte[0]);
+      return raw(EventSubjects.subject(prefix, pool, w, rank), h, new byte[0]);
     }
 
     public long putSnapshot(ViewSnapshot s, String worker, int rank) throws Exception {
-      return nc.keyValue(BUCKET).put(NatsKeys.snapshotKey(WorkerId.of(worker), rank), s.encode());
+      return nc.keyValue(BUCKET)
+          .put(NatsKeys.snapshotKey(pool, WorkerId.of(worker), rank), s.encode());
     }
 
     @Override

@@ -44,6 +44,7 @@ class NatsTransportStatusTest {
               "messages",
               "bytes",
               "garbage_subjects",
+              "foreign_pool",
               "bad_headers",
               "duplicates",
               "covered_skipped",

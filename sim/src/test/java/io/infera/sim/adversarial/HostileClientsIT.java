@@ -42,7 +42,6 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hostile clients against the real router, run as its own JVM with a router pod's memory ({@link
@@ -88,7 +87,7 @@ class HostileClientsIT {
       """
           .formatted(MAX_BODY, BODY_TIMEOUT_MS);
 
-  @TempDir Path dir;
+  private Path dir;
 
   private Vertx vertx;
   private final List<SimEngine> engines = new ArrayList<>();
@@ -113,6 +112,7 @@ class HostileClientsIT {
 
   @BeforeAll
   void startFleet() throws Exception {
+    dir = java.nio.file.Files.createTempDirectory("hostile-clients");
     vertx = Vertx.vertx();
     StringBuilder workers = new StringBuilder();
     for (int i = 0; i < 2; i++) {
@@ -184,6 +184,9 @@ class HostileClientsIT {
     if (steady != null) {
       steady.close();
     }
+    if (router == null) {
+      return;
+    }
     System.out.println("\nHostileClientsIT figures (router pid " + router.pid() + "):");
     rows.forEach(System.out::println);
     boolean alive = router.alive();
@@ -193,6 +196,12 @@ class HostileClientsIT {
     fronts.forEach(EngineFront::close);
     engines.forEach(SimEngine::close);
     vertx.close();
+    try (var files = java.nio.file.Files.walk(dir)) {
+      files
+          .sorted(java.util.Comparator.reverseOrder())
+          .map(Path::toFile)
+          .forEach(java.io.File::delete);
+    }
     assertThat(alive).as("the router is alive at the end\n%s", tail).isTrue();
     assertThat(hwm).as("router VmHWM").isLessThan(RouterProcess.LIMIT_BYTES);
   }

@@ -13,6 +13,7 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.LoadTracker;
+import io.infera.router.routing.AnalysisBudget;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
@@ -72,6 +73,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final HealthChecker health;
   private final RequestRouter router;
   private final RequestAnalyzer analyzer;
+  private final AnalysisBudget analysisBudget;
   private final long startedAt = System.currentTimeMillis();
   private final SharedLoad sharedLoad;
   private volatile boolean shuttingDown;
@@ -127,6 +129,8 @@ public final class RouterRuntime implements AutoCloseable {
     }
     this.analyzer =
         new RequestAnalyzer(config, tokenizer::get, routingMetrics, index::otherBlockSizes);
+    this.analysisBudget = new AnalysisBudget(config.limits().analysis());
+    analysisBudget.bindTo(registry);
     this.transport = parts.transport(config);
     this.transport.bindTo(registry);
     this.transport.start(ingest);
@@ -274,6 +278,11 @@ public final class RouterRuntime implements AutoCloseable {
     return analyzer;
   }
 
+  /** The global analysis budget every analysed request goes through (429 when full). */
+  public AnalysisBudget analysisBudget() {
+    return analysisBudget;
+  }
+
   public EventTransport transport() {
     return transport;
   }
@@ -303,6 +312,7 @@ public final class RouterRuntime implements AutoCloseable {
     discovery.close();
     transport.close();
     ingest.close();
+    analysisBudget.close();
     tokenizer.close();
   }
 }

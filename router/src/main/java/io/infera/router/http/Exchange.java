@@ -39,7 +39,8 @@ final class Exchange {
   HttpClientRequest prefillUpstream;
   RoutingFailure lastUpstreamFailure;
   boolean responding;
-  boolean clientGone;
+  // read by the analysis thread (AnalysisBudget) to drop a request whose client left
+  volatile boolean clientGone;
   boolean finished;
 
   Exchange(

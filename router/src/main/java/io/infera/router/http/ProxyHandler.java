@@ -1,10 +1,12 @@
 package io.infera.router.http;
 
+import io.infera.router.routing.AnalysisBudget;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutingFailure;
 import io.infera.router.runtime.RouterRuntime;
+import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
@@ -67,10 +69,23 @@ final class ProxyHandler {
     }
     Exchange ex = new Exchange(ctx, requestId, endpoint, body.getBytes(), metrics);
     ctx.response().closeHandler(v -> ex.clientGone());
-    pool.executeBlocking(() -> rt.analyzer().analyze(ex.body, endpoint), false)
+    // The global analysis budget runs the analysis (429 when full) and drops it, untokenized,
+    // when the client leaves first.
+    Future.fromCompletionStage(
+            rt.analysisBudget()
+                .submit(
+                    ex.body.length,
+                    () -> ex.clientGone,
+                    () -> rt.analyzer().analyze(ex.body, endpoint, () -> ex.clientGone),
+                    null),
+            ctx.vertx().getOrCreateContext())
         .onComplete(
             ar -> {
               if (ex.clientGone) {
+                return;
+              }
+              if (ar.failed() && ar.cause() instanceof AnalysisBudget.Refused refused) {
+                ex.fail(refused.failure());
                 return;
               }
               if (ar.failed()) {

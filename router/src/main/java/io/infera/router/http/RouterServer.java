@@ -226,9 +226,27 @@ public final class RouterServer implements AutoCloseable {
     }
     byte[] bytes = body.getBytes();
     Endpoint endpoint = bytesContain(bytes, "\"messages\"") ? Endpoint.CHAT : Endpoint.COMPLETIONS;
-    pool.executeBlocking(() -> rt.analyzer().analyze(bytes, endpoint), false)
+    java.util.concurrent.atomic.AtomicBoolean gone =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    ctx.response().closeHandler(v -> gone.set(true));
+    Future.fromCompletionStage(
+            rt.analysisBudget()
+                .submit(
+                    bytes.length,
+                    gone::get,
+                    () -> rt.analyzer().analyze(bytes, endpoint, gone::get),
+                    null),
+            ctx.vertx().getOrCreateContext())
         .onComplete(
             ar -> {
+              if (gone.get()) {
+                return;
+              }
+              if (ar.failed()
+                  && ar.cause() instanceof io.infera.router.routing.AnalysisBudget.Refused r) {
+                ErrorResponses.send(ctx.response(), r.failure(), requestId);
+                return;
+              }
               if (ar.failed()) {
                 ErrorResponses.send(
                     ctx.response(), new RoutingFailure.Internal("internal error"), requestId);

@@ -118,17 +118,24 @@ public final class AnalysisBudget implements MeterBinder, AutoCloseable {
     try {
       threads.execute(
           () -> {
+            // released before completing: whoever sees the result sees the budget free again
+            T result = ifGone;
+            Throwable failed = null;
             try {
               if (clientGone.getAsBoolean()) {
                 abandoned.increment();
-                out.complete(ifGone);
               } else {
-                out.complete(task.get());
+                result = task.get();
               }
             } catch (Throwable e) {
-              out.completeExceptionally(e);
+              failed = e;
             } finally {
               release(bytes);
+            }
+            if (failed != null) {
+              out.completeExceptionally(failed);
+            } else {
+              out.complete(result);
             }
           });
     } catch (RejectedExecutionException e) {

@@ -337,9 +337,9 @@ public final class RequestAnalyzer {
       new Result.Failed(new RoutingFailure.ClientGone("the client closed the connection"));
 
   /**
-   * The prompt's characters as far as they count against the budget: a text's length, a chat's
-   * message, tool and document strings (the template adds little; the rendered text is checked
-   * again before encoding). Counting stops past {@code cap}.
+   * The prompt's characters as far as they count against the budget: a text's length, the string
+   * values in a chat's messages, tools and documents (the template adds little; the rendered text
+   * is checked again before encoding). Counting stops past {@code cap}.
    */
   static long promptChars(Prompt prompt, long cap) {
     if (prompt instanceof Prompt.Text t) {
@@ -362,8 +362,8 @@ public final class RequestAnalyzer {
       return n + s.length();
     }
     if (v instanceof Map<?, ?> m) {
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        n = stringChars(e.getValue(), stringChars(e.getKey(), n, cap), cap);
+      for (Object value : m.values()) {
+        n = stringChars(value, n, cap);
       }
       return n;
     }

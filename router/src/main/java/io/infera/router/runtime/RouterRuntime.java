@@ -13,6 +13,7 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.LoadTracker;
+import io.infera.router.routing.AnalysisBudget;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
@@ -72,6 +73,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final HealthChecker health;
   private final RequestRouter router;
   private final RequestAnalyzer analyzer;
+  private final AnalysisBudget analysisBudget;
   private final long startedAt = System.currentTimeMillis();
   private final SharedLoad sharedLoad;
   private volatile boolean shuttingDown;
@@ -132,6 +134,8 @@ public final class RouterRuntime implements AutoCloseable {
     }
     this.analyzer =
         new RequestAnalyzer(config, tokenizer::get, routingMetrics, index::otherBlockSizes);
+    this.analysisBudget = new AnalysisBudget(config.limits().analysis());
+    analysisBudget.bindTo(registry);
     this.transport = parts.transport(config);
     this.transport.bindTo(registry);
     Gauge.builder("infera_events_outage", this, rt -> rt.transport.outage() == null ? 0 : 1)
@@ -362,6 +366,11 @@ public final class RouterRuntime implements AutoCloseable {
     return analyzer;
   }
 
+  /** The global analysis budget every analysed request goes through (429 when full). */
+  public AnalysisBudget analysisBudget() {
+    return analysisBudget;
+  }
+
   public EventTransport transport() {
     return transport;
   }
@@ -391,6 +400,7 @@ public final class RouterRuntime implements AutoCloseable {
     discovery.close();
     transport.close();
     ingest.close();
+    analysisBudget.close();
     tokenizer.close();
   }
 }

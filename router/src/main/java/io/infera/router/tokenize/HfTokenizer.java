@@ -105,8 +105,13 @@ public final class HfTokenizer implements AutoCloseable {
    * @throws TokenizeBudgetException when the text cannot be cut into pieces of that size
    */
   public int[] encode(String text, boolean addSpecialTokens, int maxPieceChars) {
+    return encode(text, addSpecialTokens, maxPieceChars, CHUNK_CHARS);
+  }
+
+  /** As above, cutting texts longer than {@code chunkChars} (tests use small ones). */
+  int[] encode(String text, boolean addSpecialTokens, int maxPieceChars, int chunkChars) {
     String s = wellFormed(text);
-    if (s.length() <= Math.min(CHUNK_CHARS, maxPieceChars)) {
+    if (s.length() <= Math.min(chunkChars, maxPieceChars)) {
       return encodeOnce(s, addSpecialTokens);
     }
     boolean cut = addSpecialTokens ? chunksWithSpecial : chunksPlain;
@@ -118,7 +123,7 @@ public final class HfTokenizer implements AutoCloseable {
       }
       return encodeOnce(s, addSpecialTokens);
     }
-    int[] cuts = ChunkBoundaries.cuts(s, CHUNK_CHARS, maxPieceChars);
+    int[] cuts = ChunkBoundaries.cuts(s, Math.min(chunkChars, maxPieceChars), maxPieceChars);
     int[] out = new int[Math.max(16, s.length() / 2)];
     int n = 0;
     int from = 0;
@@ -151,6 +156,11 @@ public final class HfTokenizer implements AutoCloseable {
     } finally {
       TokenizersLibrary.LIB.deleteEncoding(enc);
     }
+  }
+
+  /** One native call on the whole text, whatever its size (tests compare cut encodings to it). */
+  int[] encodeWhole(String text, boolean addSpecialTokens) {
+    return encodeOnce(wellFormed(text), addSpecialTokens);
   }
 
   /**

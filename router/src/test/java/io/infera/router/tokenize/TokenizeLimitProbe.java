@@ -129,7 +129,15 @@ public final class TokenizeLimitProbe {
         PromptTokenizer.load(
             new TokenizerSource.Builtin("qwen3"), PromptTokenizer.Options.defaults())) {
       long t0 = System.nanoTime();
-      int[] ids = t.tokenizer().encode(s, true);
+      int[] ids;
+      try {
+        ids = t.tokenizer().encode(s, true);
+      } catch (TokenizeBudgetException e) {
+        System.out.printf(
+            "OK shape=%s chars=%d REFUSED reason=%s check_ms=%d vm_hwm_mb=%d%n",
+            shape, chars, e.reason(), (System.nanoTime() - t0) / 1_000_000, hwmMb());
+        return;
+      }
       long ms = (System.nanoTime() - t0) / 1_000_000;
       Runtime rt = Runtime.getRuntime();
       System.out.printf(

@@ -496,7 +496,7 @@ final class Filters {
           Object fill = a.get(1, "fill_with", null);
           boolean haveFill = args.size() > 1 || kw.containsKey("fill_with");
           if (haveFill && fill != null) {
-            meter.items(size);
+            meter.items(linecount);
           }
           List<Object> out = new ArrayList<>();
           List<Object> tmp = new ArrayList<>();

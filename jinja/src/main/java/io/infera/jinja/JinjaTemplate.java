@@ -233,6 +233,12 @@ public final class JinjaTemplate {
         "dict",
         (Py.Callable)
             (args, kw) -> {
+              // dict(d, **more) in a loop copies d each time: the copy is charged.
+              long size = kw.size();
+              if (!args.isEmpty() && args.get(0) instanceof Map<?, ?> src) {
+                size += src.size();
+              }
+              Meter.current().items(size * 2);
               Map<Object, Object> m = new LinkedHashMap<>();
               if (!args.isEmpty() && args.get(0) instanceof Map<?, ?> src) {
                 m.putAll(src);
@@ -244,6 +250,13 @@ public final class JinjaTemplate {
         "namespace",
         (Py.Callable)
             (args, kw) -> {
+              Meter.current()
+                  .items(
+                      2L
+                          * (kw.size()
+                              + (!args.isEmpty() && args.get(0) instanceof Map<?, ?> src
+                                  ? src.size()
+                                  : 0)));
               Py.Namespace ns = new Py.Namespace();
               if (!args.isEmpty() && args.get(0) instanceof Map<?, ?> src) {
                 src.forEach((k, v) -> ns.attrs.put(PyText.str(k), v));

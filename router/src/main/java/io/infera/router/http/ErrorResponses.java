@@ -21,6 +21,9 @@ public final class ErrorResponses {
       case UPSTREAM_FAILED -> 502;
       case UPSTREAM_TIMEOUT -> 504;
       case INTERNAL -> 500;
+      case OVERLOADED -> 503;
+      case UNAUTHORIZED -> 401;
+      case HEADERS_TOO_LARGE -> 431;
     };
   }
 
@@ -31,6 +34,9 @@ public final class ErrorResponses {
       case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE -> "service_unavailable";
       case UPSTREAM_FAILED, UPSTREAM_TIMEOUT -> "upstream_error";
       case INTERNAL -> "server_error";
+      case OVERLOADED -> "service_unavailable";
+      case UNAUTHORIZED -> "authentication_error";
+      case HEADERS_TOO_LARGE -> "invalid_request_error";
     };
   }
 
@@ -47,6 +53,9 @@ public final class ErrorResponses {
       case UPSTREAM_FAILED -> "worker_failed";
       case UPSTREAM_TIMEOUT -> "worker_timeout";
       case INTERNAL -> "internal_error";
+      case OVERLOADED -> "overloaded";
+      case UNAUTHORIZED -> "invalid_token";
+      case HEADERS_TOO_LARGE -> "headers_too_large";
     };
   }
 
@@ -65,8 +74,13 @@ public final class ErrorResponses {
     if (resp.headWritten() || resp.ended() || resp.closed()) {
       return;
     }
-    resp.setStatusCode(status(f))
-        .putHeader("content-type", "application/json")
+    resp.setStatusCode(status(f));
+    switch (f.kind()) {
+      case OVERLOADED -> resp.putHeader("retry-after", "1");
+      case UNAUTHORIZED -> resp.putHeader("www-authenticate", "Bearer realm=\"infera-admin\"");
+      default -> {}
+    }
+    resp.putHeader("content-type", "application/json")
         .putHeader("x-request-id", requestId)
         .end(body(f));
   }

@@ -28,7 +28,13 @@ public sealed interface RoutingFailure {
     /** The worker did not answer in time. */
     UPSTREAM_TIMEOUT,
     /** A bug (logged with the request id). */
-    INTERNAL
+    INTERNAL,
+    /** {@code limits.maxInFlight} API requests are already under way. */
+    OVERLOADED,
+    /** The admin port's bearer token is missing or wrong. */
+    UNAUTHORIZED,
+    /** More request headers than the server accepts. */
+    HEADERS_TOO_LARGE
   }
 
   /** Which failure this is. */
@@ -114,6 +120,30 @@ public sealed interface RoutingFailure {
     @Override
     public Kind kind() {
       return Kind.INTERNAL;
+    }
+  }
+
+  /** {@code limits.maxInFlight} requests are under way: 503 with {@code Retry-After}. */
+  record Overloaded(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.OVERLOADED;
+    }
+  }
+
+  /** The admin port's bearer token is missing or wrong: 401 with {@code WWW-Authenticate}. */
+  record Unauthorized(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.UNAUTHORIZED;
+    }
+  }
+
+  /** Too many request headers: 431. */
+  record HeadersTooLarge(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.HEADERS_TOO_LARGE;
     }
   }
 }

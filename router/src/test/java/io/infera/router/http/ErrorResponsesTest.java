@@ -38,7 +38,16 @@ class ErrorResponsesTest {
             new RoutingFailure.UpstreamFailed("x"), 502, "upstream_error", "worker_failed"),
         Arguments.of(
             new RoutingFailure.UpstreamTimeout("t"), 504, "upstream_error", "worker_timeout"),
-        Arguments.of(new RoutingFailure.Internal("bug"), 500, "server_error", "internal_error"));
+        Arguments.of(new RoutingFailure.Internal("bug"), 500, "server_error", "internal_error"),
+        Arguments.of(
+            new RoutingFailure.Overloaded("full"), 503, "service_unavailable", "overloaded"),
+        Arguments.of(
+            new RoutingFailure.Unauthorized("who"), 401, "authentication_error", "invalid_token"),
+        Arguments.of(
+            new RoutingFailure.HeadersTooLarge("many"),
+            431,
+            "invalid_request_error",
+            "headers_too_large"));
   }
 
   @ParameterizedTest

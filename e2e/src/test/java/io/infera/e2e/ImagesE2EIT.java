@@ -198,6 +198,8 @@ class ImagesE2EIT {
     routerP.awaitReady(READY);
 
     String base = "http://" + network.address(routerPod) + ":8000";
+    // The admin endpoints are on the router's admin port (admin.port, default 8081).
+    String admin = "http://" + network.address(routerPod) + ":8081";
     String body = Files.readString(repo.resolve("docs/examples/completion.json"));
     HttpResponse<String> first = post(base + "/v1/completions", body);
     assertThat(first.statusCode()).as(first.body() + "\n" + diagnosis()).isEqualTo(200);
@@ -212,7 +214,7 @@ class ImagesE2EIT {
             "no KV events of " + workerPod + " reached the router in 30 s\n" + diagnosis());
       }
       Thread.sleep(250);
-      HttpResponse<String> view = get(base + "/v1/admin/cache-view/" + workerPod);
+      HttpResponse<String> view = get(admin + "/v1/admin/cache-view/" + workerPod);
       if (view.statusCode() == 200) {
         blocks = new ObjectMapper().readTree(view.body()).path("block_count").asLong();
       }
@@ -222,7 +224,7 @@ class ImagesE2EIT {
     int hits =
         Integer.parseInt(second.headers().firstValue("x-infera-cache-hit-blocks").orElse("0"));
     assertThat(hits).as(diagnosis()).isPositive().isLessThanOrEqualTo((int) blocks);
-    JsonNode status = new ObjectMapper().readTree(get(base + "/v1/admin/status").body());
+    JsonNode status = new ObjectMapper().readTree(get(admin + "/v1/admin/status").body());
     assertThat(status.toString()).contains(workerPod);
     for (Pod p : pods) {
       p.assertRunning();

@@ -55,7 +55,7 @@ public final class AdminViews {
     for (Fleet.Member m : rt.fleet().members()) {
       list.add(worker(rt, m, stats));
     }
-    return Map.of("workers", list);
+    return Redaction.redact(Map.of("workers", list));
   }
 
   private static Map<String, Object> worker(RouterRuntime rt, Fleet.Member m, IndexStats stats) {
@@ -124,7 +124,7 @@ public final class AdminViews {
     return out;
   }
 
-  /** {@code GET /v1/admin/status}. */
+  /** {@code GET /v1/admin/status}, credentials redacted ({@link Redaction}). */
   public static Map<String, Object> status(RouterRuntime rt) {
     RouterConfig c = rt.config();
     IndexStats stats = rt.index().stats();
@@ -219,7 +219,8 @@ public final class AdminViews {
       tok.put("prefix_cache", rt.tokenizer().cacheStats());
     }
     out.put("tokenizer", tok);
-    return out;
+    // Last, over the whole document: a component's status may quote a URL with credentials.
+    return Redaction.redact(out);
   }
 
   /** {@code POST /v1/admin/explain}: the decision, nothing booked. */

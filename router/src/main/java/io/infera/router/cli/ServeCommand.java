@@ -90,6 +90,13 @@ public final class ServeCommand implements Callable<Integer> {
   String port;
 
   @Option(
+      names = "--admin-port",
+      paramLabel = "PORT",
+      description =
+          "Admin port: /v1/admin/*, /v1/workers, /metrics (default 8081; never the HTTP port).")
+  String adminPort;
+
+  @Option(
       names = "--strict-config",
       description =
           "Refuse a RouterConfig key this router does not know instead of ignoring it with a"
@@ -109,6 +116,7 @@ public final class ServeCommand implements Callable<Integer> {
     flags.put("--discovery-backend", backend);
     flags.put("--block-size", blockSize);
     flags.put("--port", port);
+    flags.put("--admin-port", adminPort);
     flags.values().removeIf(v -> v == null);
     Path file = config;
     if (file == null && System.getenv("INFERA_CONFIG") != null) {

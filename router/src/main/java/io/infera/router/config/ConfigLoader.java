@@ -51,17 +51,18 @@ public final class ConfigLoader {
 
   /** Seed-compatible flags and env vars, with the config key each one sets. */
   public static final Map<String, String> FLAG_KEYS =
-      Map.of(
-          "--router-policy", "policy.name",
-          "--kv-overlap-weight", "policy.overlapWeight",
-          "--kv-prefill-overlap-weight", "policy.prefillOverlapWeight",
-          "--kv-decode-overlap-weight", "policy.decodeOverlapWeight",
-          "--router-tokenizer-path", "tokenizer.path",
-          "--kv-event-transport", "events.transport",
-          "--discovery-backend", "discovery.backend",
-          "--block-size", "pageSize",
-          "--port", "listen.port",
-          "--model", "model");
+      Map.ofEntries(
+          Map.entry("--router-policy", "policy.name"),
+          Map.entry("--kv-overlap-weight", "policy.overlapWeight"),
+          Map.entry("--kv-prefill-overlap-weight", "policy.prefillOverlapWeight"),
+          Map.entry("--kv-decode-overlap-weight", "policy.decodeOverlapWeight"),
+          Map.entry("--router-tokenizer-path", "tokenizer.path"),
+          Map.entry("--kv-event-transport", "events.transport"),
+          Map.entry("--discovery-backend", "discovery.backend"),
+          Map.entry("--block-size", "pageSize"),
+          Map.entry("--port", "listen.port"),
+          Map.entry("--admin-port", "admin.port"),
+          Map.entry("--model", "model"));
 
   /** {@code --router-policy} → {@code INFERA_ROUTER_POLICY}, … */
   public static String envName(String flag) {
@@ -221,7 +222,8 @@ public final class ConfigLoader {
         "discovery",
         "limits",
         "listen",
-        "index");
+        "index",
+        "admin");
     String apiVersion = n.string("apiVersion", "infera.io/v1alpha1");
     if (!apiVersion.equals("infera.io/v1alpha1")) {
       throw new ConfigException("apiVersion: expected infera.io/v1alpha1, got " + apiVersion);
@@ -374,7 +376,13 @@ public final class ConfigLoader {
         "tokenizeMaxPieceChars",
         "analysisInFlightBytes",
         "analysisConcurrency",
-        "analysisQueue");
+        "analysisQueue",
+        // HTTP server limits (RouterConfig.ServerLimits)
+        "idleTimeoutMs",
+        "headerTimeoutMs",
+        "bodyTimeoutMs",
+        "maxConnections",
+        "maxInFlight");
     RouterConfig.Limits limits =
         new RouterConfig.Limits(
             lim.integer("maxBodyBytes", 64L << 20, 1024, 1L << 31),
@@ -416,12 +424,45 @@ public final class ConfigLoader {
         new RouterConfig.Listen(
             listen.string("host", "0.0.0.0"), (int) listen.integer("port", 8000, 0, 65535));
 
+    RouterConfig.ServerLimits d = RouterConfig.ServerLimits.DEFAULTS;
+    RouterConfig.ServerLimits server =
+        new RouterConfig.ServerLimits(
+            lim.integer("idleTimeoutMs", d.idleTimeoutMs(), 100, 3_600_000),
+            lim.integer("headerTimeoutMs", d.headerTimeoutMs(), 100, 600_000),
+            lim.integer("bodyTimeoutMs", d.bodyTimeoutMs(), 100, 3_600_000),
+            (int) lim.integer("maxConnections", d.maxConnections(), 1, 1_000_000),
+            (int) lim.integer("maxInFlight", d.maxInFlight(), 1, 1_000_000));
+
+    RouterConfig.Admin admin = admin(n.child("admin"), listenCfg);
+
     RouterConfig.Index index = index(n.child("index"), ev);
 
     return new Loaded(
         new RouterConfig(
-            model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg, index),
+            model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg, index,
+            server, admin),
         unknown.result());
+  }
+
+  private static RouterConfig.Admin admin(ConfigNode a, RouterConfig.Listen listen)
+      throws ConfigException {
+    a.only("host", "port", "tokenFile", "explain", "cacheHitHeader");
+    RouterConfig.Admin d = RouterConfig.Admin.defaultsFor(listen);
+    int port = (int) a.integer("port", d.port(), 0, 65535);
+    if (port != 0 && port == listen.port()) {
+      throw new ConfigException(
+          "admin.port: " + port + " is listen.port; the admin endpoints need a port of their own");
+    }
+    String tokenFile = a.string("tokenFile", null);
+    if (tokenFile != null && tokenFile.isBlank()) {
+      throw new ConfigException("admin.tokenFile: empty (leave it out for no token)");
+    }
+    return new RouterConfig.Admin(
+        a.string("host", d.host()),
+        port,
+        tokenFile,
+        a.bool("explain", d.explain()),
+        a.bool("cacheHitHeader", d.cacheHitHeader()));
   }
 
   /** {@code index.*} and {@code events.resets*}: the prefix index's caps and reset rate. */

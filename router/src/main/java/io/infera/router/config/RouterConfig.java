@@ -21,14 +21,16 @@ public record RouterConfig(
     Discovery discovery,
     Limits limits,
     Listen listen,
-    Index index) {
+    Index index,
+    ServerLimits server,
+    Admin admin) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
     index = index == null ? Index.defaults() : index;
   }
 
-  /** A config with the default index limits. */
+  /** A config with the index limits, the HTTP server limits and the admin listener at defaults. */
   public RouterConfig(
       String model,
       List<String> loraAdapters,
@@ -39,7 +41,19 @@ public record RouterConfig(
       Discovery discovery,
       Limits limits,
       Listen listen) {
-    this(model, loraAdapters, pageSize, tokenizer, policy, events, discovery, limits, listen, null);
+    this(
+        model,
+        loraAdapters,
+        pageSize,
+        tokenizer,
+        policy,
+        events,
+        discovery,
+        limits,
+        listen,
+        null,
+        ServerLimits.DEFAULTS,
+        Admin.defaultsFor(listen));
   }
 
   /** How the router tokenizes: {@code local} (its own tokenizer) or {@code engine}. */
@@ -255,6 +269,53 @@ public record RouterConfig(
     public io.infera.router.kv.IndexLimits limits() {
       return new io.infera.router.kv.IndexLimits(
           maxBlocksPerSource, maxBlocks, resetsPerMinute, resetsBurst);
+    }
+  }
+
+  /**
+   * The HTTP server's own limits, set under {@code limits} (docs/contracts.md, "HTTP server
+   * limits"). Each timeout closes the connection; the caps refuse what is past them.
+   *
+   * @param idleTimeoutMs a connection with no request under way is closed after this long
+   * @param headerTimeoutMs from a request's first byte to the end of its headers
+   * @param bodyTimeoutMs from the end of a request's headers to the end of its body
+   * @param maxConnections open connections on the public port; one more is closed at once
+   * @param maxInFlight API requests under way (analysis to the last response byte); one more gets
+   *     503 with {@code Retry-After}
+   */
+  public record ServerLimits(
+      long idleTimeoutMs,
+      long headerTimeoutMs,
+      long bodyTimeoutMs,
+      int maxConnections,
+      int maxInFlight) {
+
+    /** The defaults of docs/contracts.md. */
+    public static final ServerLimits DEFAULTS =
+        new ServerLimits(60_000, 10_000, 120_000, 8192, 1024);
+  }
+
+  /**
+   * The admin listener ({@code /v1/admin/*}, {@code /v1/workers}, {@code /metrics}), apart from the
+   * public port.
+   *
+   * @param port the admin port (0 = any free port)
+   * @param tokenFile a file holding the bearer token the admin port requires, or null for none
+   * @param explain whether {@code POST /v1/admin/explain} is served
+   * @param cacheHitHeader whether answers carry {@code x-infera-cache-hit-blocks}
+   */
+  public record Admin(
+      String host, int port, String tokenFile, boolean explain, boolean cacheHitHeader) {
+
+    /** The default admin port. */
+    public static final int DEFAULT_PORT = 8081;
+
+    /**
+     * The defaults beside {@code listen}: its host, and port {@value #DEFAULT_PORT} (any free port
+     * when {@code listen.port} is 0, so test routers never collide on a fixed admin port).
+     */
+    public static Admin defaultsFor(Listen listen) {
+      return new Admin(listen.host(), listen.port() == 0 ? 0 : DEFAULT_PORT, null, true, true);
     }
   }
 }

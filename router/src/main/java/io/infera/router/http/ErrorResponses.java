@@ -20,9 +20,12 @@ public final class ErrorResponses {
       case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE -> 503;
       case UPSTREAM_FAILED -> 502;
       case UPSTREAM_TIMEOUT -> 504;
-      case OVERLOADED -> 429;
+      case ANALYSIS_BUDGET_FULL -> 429;
       case CLIENT_GONE -> 499;
       case INTERNAL -> 500;
+      case OVERLOADED -> 503;
+      case UNAUTHORIZED -> 401;
+      case HEADERS_TOO_LARGE -> 431;
     };
   }
 
@@ -32,9 +35,12 @@ public final class ErrorResponses {
       case BAD_REQUEST, TOO_LARGE, UNKNOWN_MODEL, NOT_FOUND -> "invalid_request_error";
       case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE -> "service_unavailable";
       case UPSTREAM_FAILED, UPSTREAM_TIMEOUT -> "upstream_error";
-      case OVERLOADED -> "rate_limit_exceeded";
+      case ANALYSIS_BUDGET_FULL -> "rate_limit_exceeded";
       case CLIENT_GONE -> "client_closed_request";
       case INTERNAL -> "server_error";
+      case OVERLOADED -> "service_unavailable";
+      case UNAUTHORIZED -> "authentication_error";
+      case HEADERS_TOO_LARGE -> "invalid_request_error";
     };
   }
 
@@ -50,9 +56,12 @@ public final class ErrorResponses {
       case TOKENIZER_UNAVAILABLE -> "tokenizer_unavailable";
       case UPSTREAM_FAILED -> "worker_failed";
       case UPSTREAM_TIMEOUT -> "worker_timeout";
-      case OVERLOADED -> "analysis_budget_full";
+      case ANALYSIS_BUDGET_FULL -> "analysis_budget_full";
       case CLIENT_GONE -> "client_gone";
       case INTERNAL -> "internal_error";
+      case OVERLOADED -> "overloaded";
+      case UNAUTHORIZED -> "invalid_token";
+      case HEADERS_TOO_LARGE -> "headers_too_large";
     };
   }
 
@@ -71,12 +80,13 @@ public final class ErrorResponses {
     if (resp.headWritten() || resp.ended() || resp.closed()) {
       return;
     }
-    if (f.kind() == RoutingFailure.Kind.OVERLOADED) {
-      // the budget frees as analyses finish, typically within seconds
-      resp.putHeader("retry-after", "1");
+    resp.setStatusCode(status(f));
+    switch (f.kind()) {
+      case OVERLOADED, ANALYSIS_BUDGET_FULL -> resp.putHeader("retry-after", "1");
+      case UNAUTHORIZED -> resp.putHeader("www-authenticate", "Bearer realm=\"infera-admin\"");
+      default -> {}
     }
-    resp.setStatusCode(status(f))
-        .putHeader("content-type", "application/json")
+    resp.putHeader("content-type", "application/json")
         .putHeader("x-request-id", requestId)
         .end(body(f));
   }

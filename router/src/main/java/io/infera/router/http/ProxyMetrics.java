@@ -18,6 +18,7 @@ public final class ProxyMetrics implements MeterBinder {
 
   private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
   private final Counter retries;
+  private final Counter internalHeaders;
   private final Map<HandOverBodies.WithoutKv, Counter> withoutKv =
       new EnumMap<>(HandOverBodies.WithoutKv.class);
 
@@ -26,6 +27,12 @@ public final class ProxyMetrics implements MeterBinder {
         Counter.builder("infera.upstream.retries")
             .description(
                 "attempts repeated on another worker after a failure before the first byte")
+            .register(meters);
+    internalHeaders =
+        Counter.builder("infera.http.internal.headers.dropped")
+            .description(
+                "client request headers the router reserves for itself (X-data-parallel-rank,"
+                    + " x-infera-*) dropped before proxying")
             .register(meters);
     // Every reason up front: a fleet that never sees one still serves its zero.
     for (HandOverBodies.WithoutKv r : HandOverBodies.WithoutKv.values()) {
@@ -74,6 +81,11 @@ public final class ProxyMetrics implements MeterBinder {
   /** A vLLM decode half goes without {@code kv_transfer_params}, for {@code reason}. */
   void handOverWithoutKv(HandOverBodies.WithoutKv reason) {
     withoutKv.get(reason).increment();
+  }
+
+  /** A client sent {@code n} headers only the router may set; they were dropped. */
+  void internalHeadersDropped(int n) {
+    internalHeaders.increment(n);
   }
 
   /** An attempt is repeated on another worker. */

@@ -27,9 +27,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router's HTTP server (docs/architecture.md, "HTTP API"): the two proxied OpenAI endpoints
- * plus models, workers, health, readiness, metrics and the admin API. Graceful shutdown stops
- * accepting, lets in-flight requests finish up to {@code limits.shutdownTimeoutMs}, then closes.
+ * The router's HTTP servers (docs/architecture.md, "HTTP API"). The public port serves the OpenAI
+ * API (the two proxied endpoints and models), health and readiness, nothing else; the admin port
+ * ({@code admin.port}, optionally behind a bearer token) serves workers, metrics and the admin API.
+ * Both run under a {@link ConnectionGuard}; the API requests under an {@link InFlightLimit}.
+ * Graceful shutdown stops accepting, lets in-flight requests finish up to {@code
+ * limits.shutdownTimeoutMs}, then closes.
  */
 public final class RouterServer implements AutoCloseable {
 
@@ -42,7 +45,25 @@ public final class RouterServer implements AutoCloseable {
   private final ProxyHandler proxy;
   private final EngineTokenizer engineTokenizer;
   private final boolean ownsVertx;
+  private final ConnectionGuard publicGuard;
+  private final ConnectionGuard adminGuard;
+  private final InFlightLimit inFlight;
+  private final AdminAuth auth;
   private HttpServer server;
+  private HttpServer adminServer;
+  private volatile int adminPort = -1;
+
+  /** Longest request line (method, path, version) either port accepts; longer gets 414. */
+  static final int MAX_INITIAL_LINE = 8192;
+
+  /** Most bytes of request headers either port accepts; more gets 431. */
+  static final int MAX_HEADER_BYTES = 65536;
+
+  /** Most request header lines either port accepts; more gets 431. */
+  static final int MAX_HEADER_COUNT = 128;
+
+  /** Cap on the admin port's open connections (scrapers and the operator need a handful). */
+  static final int ADMIN_MAX_CONNECTIONS = 64;
 
   public RouterServer(Vertx vertx, RouterRuntime rt) {
     this(vertx, rt, false);
@@ -82,31 +103,159 @@ public final class RouterServer implements AutoCloseable {
             rt.routingMetrics(),
             // Engine mode (no local tokenizer), not a local one that is still missing its files.
             rt.tokenizer() == null && rt.tokenizerProblem() == null);
+    var admin = rt.config().admin();
     this.proxy =
-        new ProxyHandler(rt, pool, metrics, new Upstream(client, limits, metrics), engineTokenizer);
+        new ProxyHandler(
+            rt,
+            pool,
+            metrics,
+            new Upstream(client, limits, metrics, admin.cacheHitHeader()),
+            engineTokenizer);
+    var serverLimits = rt.config().server();
+    this.publicGuard = new ConnectionGuard("public", serverLimits, serverLimits.maxConnections());
+    this.adminGuard = new ConnectionGuard("admin", serverLimits, ADMIN_MAX_CONNECTIONS);
+    this.inFlight = new InFlightLimit(serverLimits.maxInFlight());
+    publicGuard.bindTo(rt.registry());
+    adminGuard.bindTo(rt.registry());
+    inFlight.bindTo(rt.registry());
+    this.auth =
+        admin.tokenFile() == null
+            ? AdminAuth.none()
+            : AdminAuth.fromFile(java.nio.file.Path.of(admin.tokenFile()));
   }
 
-  /** Binds {@code listen.host:listen.port}; completes with the bound port. */
+  /**
+   * Binds {@code listen.host:listen.port} and {@code admin.host:admin.port}; completes with the
+   * public port (the admin one is {@link #adminPort}). If either cannot be bound, neither stays.
+   */
   public Future<Integer> start() {
-    Router router = Router.router(vertx);
     long maxBody = rt.config().limits().maxBodyBytes();
     BodyHandler body = BodyHandler.create(false).setBodyLimit(maxBody);
-    router
-        .post("/v1/chat/completions")
+    Router api = Router.router(vertx);
+    api.route().handler(ctx -> admit(ctx, publicGuard));
+    api.post("/v1/chat/completions")
+        .handler(inFlight)
         .handler(body)
         .handler(ctx -> proxy.handle(ctx, Endpoint.CHAT));
-    router
-        .post("/v1/completions")
+    api.post("/v1/completions")
+        .handler(inFlight)
         .handler(body)
         .handler(ctx -> proxy.handle(ctx, Endpoint.COMPLETIONS));
-    router.post("/v1/admin/explain").handler(body).handler(this::explain);
-    router.get("/v1/models").handler(ctx -> json(ctx, 200, AdminViews.models(rt)));
-    router.get("/v1/workers").handler(ctx -> json(ctx, 200, AdminViews.workers(rt)));
-    router.get("/v1/admin/status").handler(ctx -> json(ctx, 200, AdminViews.status(rt)));
-    router.get("/v1/admin/cache-view/:worker").handler(this::cacheView);
-    router.get("/health").handler(ctx -> json(ctx, 200, Map.of("status", "ok")));
-    router.get("/ready").handler(this::ready);
-    router.get("/metrics").handler(this::metrics);
+    api.get("/v1/models").handler(ctx -> json(ctx, 200, AdminViews.models(rt)));
+    api.get("/health").handler(ctx -> json(ctx, 200, Map.of("status", "ok")));
+    api.get("/ready").handler(this::ready);
+    endRoutes(api, maxBody);
+
+    Router admin = Router.router(vertx);
+    admin.route().handler(ctx -> admit(ctx, adminGuard)).handler(this::authorize);
+    if (rt.config().admin().explain()) {
+      admin.post("/v1/admin/explain").handler(inFlight).handler(body).handler(this::explain);
+    }
+    admin.get("/v1/workers").handler(ctx -> json(ctx, 200, AdminViews.workers(rt)));
+    admin.get("/v1/admin/status").handler(ctx -> json(ctx, 200, AdminViews.status(rt)));
+    admin.get("/v1/admin/cache-view/:worker").handler(this::cacheView);
+    admin.get("/metrics").handler(this::metrics);
+    endRoutes(admin, maxBody);
+
+    var listen = rt.config().listen();
+    var adminCfg = rt.config().admin();
+    server = listener(listen.host(), listen.port(), publicGuard, api);
+    adminServer = listener(adminCfg.host(), adminCfg.port(), adminGuard, admin);
+    return server
+        .listen()
+        .recover(
+            e ->
+                Future.failedFuture(
+                    bindFailure(listen.host(), listen.port(), "HTTP, listen.port / --port", e)))
+        .compose(
+            s ->
+                adminServer
+                    .listen()
+                    .recover(
+                        e ->
+                            server
+                                .close()
+                                .transform(
+                                    v ->
+                                        Future.failedFuture(
+                                            bindFailure(
+                                                adminCfg.host(),
+                                                adminCfg.port(),
+                                                "admin, admin.port",
+                                                e))))
+                    .map(
+                        a -> {
+                          adminPort = a.actualPort();
+                          log.info(
+                              "router listening host={} port={} admin_host={} admin_port={}"
+                                  + " admin_token={}",
+                              listen.host(),
+                              s.actualPort(),
+                              adminCfg.host(),
+                              adminPort,
+                              auth.required());
+                          return s.actualPort();
+                        }));
+  }
+
+  /** The bound admin port, or -1 before {@link #start} completed. */
+  public int adminPort() {
+    return adminPort;
+  }
+
+  private HttpServer listener(String host, int port, ConnectionGuard guard, Router router) {
+    HttpServer s =
+        vertx.createHttpServer(
+            new HttpServerOptions()
+                .setHost(host)
+                .setPort(port)
+                .setTcpNoDelay(true)
+                // HTTP/1.1 only. With h2c on, Vert.x sniffs the first bytes before it makes the
+                // connection, so a client that sends nothing would never be seen by the guard.
+                .setHttp2ClearTextEnabled(false)
+                .setDecompressionSupported(false)
+                .setMaxInitialLineLength(MAX_INITIAL_LINE)
+                .setMaxHeaderSize(MAX_HEADER_BYTES));
+    return s.connectionHandler(guard::connected)
+        .requestHandler(
+            req -> {
+              guard.headers(req);
+              router.handle(req);
+            });
+  }
+
+  /** First on every route: the connection goes idle once this answer ends; header count. */
+  private void admit(RoutingContext ctx, ConnectionGuard guard) {
+    guard.answering(ctx);
+    int count = 0;
+    for (var ignored : ctx.request().headers()) {
+      count++;
+    }
+    if (count > MAX_HEADER_COUNT) {
+      ErrorResponses.send(
+          ctx.response(),
+          new RoutingFailure.HeadersTooLarge(
+              count + " request headers, at most " + MAX_HEADER_COUNT),
+          requestId(ctx));
+      return;
+    }
+    ctx.next();
+  }
+
+  /** The admin port's bearer token, when one is configured. */
+  private void authorize(RoutingContext ctx) {
+    if (auth.allows(ctx.request().getHeader("authorization"))) {
+      ctx.next();
+      return;
+    }
+    ErrorResponses.send(
+        ctx.response(),
+        new RoutingFailure.Unauthorized(
+            "the admin port needs 'Authorization: Bearer <token>' (admin.tokenFile)"),
+        requestId(ctx));
+  }
+
+  private static void endRoutes(Router router, long maxBody) {
     router
         .route()
         .last()
@@ -121,6 +270,10 @@ public final class RouterServer implements AutoCloseable {
         .route()
         .failureHandler(
             ctx -> {
+              if (ctx.response().closed()
+                  || ctx.failure() instanceof io.vertx.core.http.HttpClosedException) {
+                return; // the client left (or a deadline cut it): nobody to answer
+              }
               RoutingFailure f;
               if (ctx.statusCode() == 413) {
                 f =
@@ -135,25 +288,6 @@ public final class RouterServer implements AutoCloseable {
                 f = new RoutingFailure.Internal("internal error");
               }
               ErrorResponses.send(ctx.response(), f, requestId(ctx));
-            });
-    var listen = rt.config().listen();
-    server =
-        vertx.createHttpServer(
-            new HttpServerOptions()
-                .setHost(listen.host())
-                .setPort(listen.port())
-                .setTcpNoDelay(true)
-                .setDecompressionSupported(false)
-                .setMaxInitialLineLength(65536)
-                .setMaxHeaderSize(65536));
-    return server
-        .requestHandler(router)
-        .listen()
-        .recover(e -> Future.failedFuture(bindFailure(listen.host(), listen.port(), e)))
-        .map(
-            s -> {
-              log.info("router listening host={} port={}", listen.host(), s.actualPort());
-              return s.actualPort();
             });
   }
 
@@ -174,14 +308,14 @@ public final class RouterServer implements AutoCloseable {
   }
 
   /** A bind failure that names the address and the setting behind it. */
-  static IllegalStateException bindFailure(String host, int port, Throwable cause) {
+  static IllegalStateException bindFailure(String host, int port, String what0, Throwable cause) {
     String what =
         cause instanceof java.net.BindException
                 || String.valueOf(cause.getMessage()).contains("Address already in use")
             ? "is already in use"
             : "cannot be bound (" + cause.getMessage() + ")";
     return new IllegalStateException(
-        "port " + port + " on " + host + " (HTTP, listen.port / --port) " + what, cause);
+        "port " + port + " on " + host + " (" + what0 + ") " + what, cause);
   }
 
   private void ready(RoutingContext ctx) {
@@ -305,8 +439,15 @@ public final class RouterServer implements AutoCloseable {
   public Future<Void> shutdown() {
     rt.beginShutdown();
     long timeout = rt.config().limits().shutdownTimeoutMs();
+    Future<Void> admin =
+        adminServer == null
+            ? Future.succeededFuture()
+            : adminServer.shutdown(timeout, TimeUnit.MILLISECONDS);
     Future<Void> stopped =
-        server == null ? Future.succeededFuture() : server.shutdown(timeout, TimeUnit.MILLISECONDS);
+        (server == null
+                ? Future.<Void>succeededFuture()
+                : server.shutdown(timeout, TimeUnit.MILLISECONDS))
+            .eventually(() -> admin);
     Future<Void> closed = stopped.eventually(() -> client.close()).eventually(() -> pool.close());
     return ownsVertx ? closed.eventually(() -> vertx.close()) : closed;
   }

@@ -13,7 +13,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 import java.util.Locale;
-import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,28 +26,17 @@ final class Upstream {
 
   private static final Logger log = LoggerFactory.getLogger(Upstream.class);
 
-  /** Headers that belong to one connection, never forwarded either way. */
-  static final Set<String> HOP_BY_HOP =
-      Set.of(
-          "connection",
-          "keep-alive",
-          "proxy-authenticate",
-          "proxy-authorization",
-          "te",
-          "trailer",
-          "transfer-encoding",
-          "upgrade",
-          "host",
-          "content-length");
-
   private final HttpClient client;
   private final RouterConfig.Limits limits;
   private final ProxyMetrics metrics;
+  private final boolean cacheHitHeader;
 
-  Upstream(HttpClient client, RouterConfig.Limits limits, ProxyMetrics metrics) {
+  Upstream(
+      HttpClient client, RouterConfig.Limits limits, ProxyMetrics metrics, boolean cacheHitHeader) {
     this.client = client;
     this.limits = limits;
     this.metrics = metrics;
+    this.cacheHitHeader = cacheHitHeader;
   }
 
   /**
@@ -67,10 +55,9 @@ final class Upstream {
             .setConnectTimeout(limits.connectTimeoutMs())
             .setIdleTimeout(limits.firstByteTimeoutMs());
     MultiMap in = ex.ctx.request().headers();
-    for (var h : in) {
-      if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
-        opts.addHeader(h.getKey(), h.getValue());
-      }
+    int internal = HeaderFilter.copy(in, HeaderFilter.From.CLIENT, opts::addHeader);
+    if (internal > 0) {
+      metrics.internalHeadersDropped(internal);
     }
     opts.putHeader("x-request-id", ex.requestId);
     if (attempt.plan().worker().info().dpSize() > 1) {
@@ -99,11 +86,8 @@ final class Upstream {
   void forward(Exchange ex, Attempt attempt, HttpClientResponse resp) {
     HttpServerResponse out = ex.ctx.response();
     out.setStatusCode(resp.statusCode());
-    for (var h : resp.headers()) {
-      if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
-        out.headers().add(h.getKey(), h.getValue());
-      }
-    }
+    MultiMap outHeaders = out.headers();
+    HeaderFilter.copy(resp.headers(), HeaderFilter.From.ENGINE, outHeaders::add);
     String length = resp.getHeader("content-length");
     if (length != null) {
       out.putHeader("content-length", length);
@@ -112,8 +96,10 @@ final class Upstream {
     }
     out.putHeader("x-request-id", ex.requestId);
     out.putHeader("x-infera-worker", attempt.worker());
-    Attempt cache = ex.prefill != null ? ex.prefill : attempt;
-    out.putHeader("x-infera-cache-hit-blocks", Integer.toString(cache.plan().hitBlocks()));
+    if (cacheHitHeader) {
+      Attempt cache = ex.prefill != null ? ex.prefill : attempt;
+      out.putHeader("x-infera-cache-hit-blocks", Integer.toString(cache.plan().hitBlocks()));
+    }
     if (ex.prefill != null) {
       out.putHeader("x-infera-prefill-worker", ex.prefill.worker());
     }

@@ -21,9 +21,9 @@ import java.util.function.Supplier;
 /**
  * The global analysis budget: request bytes in analysis (or waiting for it) across all requests,
  * analysis threads ({@code limits.analysisConcurrency}) and a bounded queue in front of them. A
- * request that does not fit is refused at once ({@link RoutingFailure.Overloaded}, 429) instead of
- * piling up; one request alone always fits, so 429 means other requests hold the budget. A queued
- * request whose client has left is dropped before it is parsed or tokenized. Thread-safe.
+ * request that does not fit is refused at once ({@link RoutingFailure.AnalysisBudgetFull}, 429)
+ * instead of piling up; one request alone always fits, so 429 means other requests hold the budget.
+ * A queued request whose client has left is dropped before it is parsed or tokenized. Thread-safe.
  */
 public final class AnalysisBudget implements MeterBinder, AutoCloseable {
 
@@ -107,7 +107,7 @@ public final class AnalysisBudget implements MeterBinder, AutoCloseable {
       rejectedBytes.increment();
       return CompletableFuture.failedFuture(
           new Refused(
-              new RoutingFailure.Overloaded(
+              new RoutingFailure.AnalysisBudgetFull(
                   "the router is analysing too many request bytes at once (limits"
                       + ".analysisInFlightBytes="
                       + maxBytes
@@ -143,7 +143,7 @@ public final class AnalysisBudget implements MeterBinder, AutoCloseable {
       rejectedQueue.increment();
       return CompletableFuture.failedFuture(
           new Refused(
-              new RoutingFailure.Overloaded(
+              new RoutingFailure.AnalysisBudgetFull(
                   "the router's analysis queue is full (limits.analysisConcurrency="
                       + threads.getMaximumPoolSize()
                       + ", limits.analysisQueue="
@@ -188,14 +188,14 @@ public final class AnalysisBudget implements MeterBinder, AutoCloseable {
 
   /** A request the budget refused; {@link #failure()} is the 429. */
   public static final class Refused extends RuntimeException {
-    private final RoutingFailure.Overloaded failure;
+    private final RoutingFailure.AnalysisBudgetFull failure;
 
-    Refused(RoutingFailure.Overloaded failure) {
+    Refused(RoutingFailure.AnalysisBudgetFull failure) {
       super(failure.message(), null, false, false);
       this.failure = failure;
     }
 
-    public RoutingFailure.Overloaded failure() {
+    public RoutingFailure.AnalysisBudgetFull failure() {
       return failure;
     }
   }

@@ -28,11 +28,17 @@ public sealed interface RoutingFailure {
     /** The worker did not answer in time. */
     UPSTREAM_TIMEOUT,
     /** The global analysis budget (bytes, threads, queue) is full. */
-    OVERLOADED,
+    ANALYSIS_BUDGET_FULL,
     /** The client closed the connection before the request was answered (nothing is sent). */
     CLIENT_GONE,
     /** A bug (logged with the request id). */
-    INTERNAL
+    INTERNAL,
+    /** {@code limits.maxInFlight} API requests are already under way. */
+    OVERLOADED,
+    /** The admin port's bearer token is missing or wrong. */
+    UNAUTHORIZED,
+    /** More request headers than the server accepts. */
+    HEADERS_TOO_LARGE
   }
 
   /** Which failure this is. */
@@ -106,10 +112,10 @@ public sealed interface RoutingFailure {
   }
 
   /** The global analysis budget is full ({@link AnalysisBudget}): 429. */
-  record Overloaded(String message) implements RoutingFailure {
+  record AnalysisBudgetFull(String message) implements RoutingFailure {
     @Override
     public Kind kind() {
-      return Kind.OVERLOADED;
+      return Kind.ANALYSIS_BUDGET_FULL;
     }
   }
 
@@ -134,6 +140,30 @@ public sealed interface RoutingFailure {
     @Override
     public Kind kind() {
       return Kind.INTERNAL;
+    }
+  }
+
+  /** {@code limits.maxInFlight} requests are under way: 503 with {@code Retry-After}. */
+  record Overloaded(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.OVERLOADED;
+    }
+  }
+
+  /** The admin port's bearer token is missing or wrong: 401 with {@code WWW-Authenticate}. */
+  record Unauthorized(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.UNAUTHORIZED;
+    }
+  }
+
+  /** Too many request headers: 431. */
+  record HeadersTooLarge(String message) implements RoutingFailure {
+    @Override
+    public Kind kind() {
+      return Kind.HEADERS_TOO_LARGE;
     }
   }
 }

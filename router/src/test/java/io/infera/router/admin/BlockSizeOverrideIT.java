@@ -73,11 +73,11 @@ class BlockSizeOverrideIT {
         .until(
             () ->
                 router
-                    .get("/v1/admin/cache-view/b")
+                    .adminGet("/v1/admin/cache-view/b")
                     .body()
                     .contains("\"block_count\":" + forcedBlocks));
 
-    Map<?, ?> status = (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+    Map<?, ?> status = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
     assertThat(status.get("page_size")).isEqualTo(16L);
     assertThat(status.get("request_block_sizes")).isEqualTo(List.of(16L, 64L));
     Map<?, ?> wa = worker(status, "a");
@@ -88,12 +88,12 @@ class BlockSizeOverrideIT {
     assertThat(wb.get("block_size_seen")).isEqualTo(64L);
     Map<?, ?> dropped = (Map<?, ?>) ((Map<?, ?>) status.get("index")).get("dropped");
     assertThat(dropped.get("block_size_mismatch")).isEqualTo(0L);
-    assertThat(router.get("/v1/admin/cache-view/b").body()).contains("\"block_size\":64");
+    assertThat(router.adminGet("/v1/admin/cache-view/b").body()).contains("\"block_size\":64");
 
     // Hits are counted in blocks of the page size: each 64-token block is four 16-token ones.
     int hits = forcedBlocks * FORCED / 16;
     String body = "{\"messages\":" + Json.write(msgs) + "}";
-    Map<?, ?> explain = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", body).body());
+    Map<?, ?> explain = (Map<?, ?>) Json.parse(router.adminPost("/v1/admin/explain", body).body());
     assertThat(explain.get("picked")).isEqualTo("b");
     assertThat(((Number) explain.get("request_blocks")).intValue()).isEqualTo(ids.length / 16);
     HttpResponse<String> r = router.post("/v1/chat/completions", body);

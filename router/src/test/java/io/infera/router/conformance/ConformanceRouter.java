@@ -135,7 +135,7 @@ final class ConformanceRouter implements AutoCloseable {
     if (salt != null) {
       body.put("cache_salt", salt);
     }
-    var r = router.post("/v1/admin/explain", Json.write(body));
+    var r = router.adminPost("/v1/admin/explain", Json.write(body));
     if (r.statusCode() != 200) {
       throw new AssertionError("explain answered " + r.statusCode() + ": " + r.body());
     }
@@ -156,13 +156,13 @@ final class ConformanceRouter implements AutoCloseable {
 
   /** Blocks the router holds for {@code worker} (all ranks). */
   long blocks(String worker) throws Exception {
-    Map<?, ?> v = (Map<?, ?>) Json.parse(router.get("/v1/admin/cache-view/" + worker).body());
+    Map<?, ?> v = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/cache-view/" + worker).body());
     return ((Number) v.get("block_count")).longValue();
   }
 
   /** Blocks per rank of {@code worker}. */
   Map<Long, Long> blocksPerRank(String worker) throws Exception {
-    Map<?, ?> v = (Map<?, ?>) Json.parse(router.get("/v1/admin/cache-view/" + worker).body());
+    Map<?, ?> v = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/cache-view/" + worker).body());
     Map<Long, Long> out = new LinkedHashMap<>();
     for (Object o : (List<?>) v.get("ranks")) {
       Map<?, ?> r = (Map<?, ?>) o;
@@ -173,7 +173,7 @@ final class ConformanceRouter implements AutoCloseable {
 
   /** Whether any rank of {@code worker} is degraded (missed events not recovered). */
   boolean degraded(String worker) throws Exception {
-    Map<?, ?> v = (Map<?, ?>) Json.parse(router.get("/v1/admin/cache-view/" + worker).body());
+    Map<?, ?> v = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/cache-view/" + worker).body());
     for (Object o : (List<?>) v.get("ranks")) {
       if (Boolean.TRUE.equals(((Map<?, ?>) o).get("degraded"))) {
         return true;
@@ -183,7 +183,7 @@ final class ConformanceRouter implements AutoCloseable {
   }
 
   Map<?, ?> status() throws Exception {
-    return (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+    return (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
   }
 
   /** {@code worker}'s entry in {@code /v1/admin/status}'s workers. */
@@ -205,7 +205,7 @@ final class ConformanceRouter implements AutoCloseable {
   }
 
   String metrics() throws Exception {
-    return router.get("/metrics").body();
+    return router.adminGet("/metrics").body();
   }
 
   /** Waits until {@code worker} holds exactly {@code n} blocks, reporting what it saw instead. */

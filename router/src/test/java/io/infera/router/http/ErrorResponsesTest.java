@@ -39,13 +39,22 @@ class ErrorResponsesTest {
         Arguments.of(
             new RoutingFailure.UpstreamTimeout("t"), 504, "upstream_error", "worker_timeout"),
         Arguments.of(
-            new RoutingFailure.Overloaded("busy"),
+            new RoutingFailure.AnalysisBudgetFull("busy"),
             429,
             "rate_limit_exceeded",
             "analysis_budget_full"),
         Arguments.of(
             new RoutingFailure.ClientGone("left"), 499, "client_closed_request", "client_gone"),
-        Arguments.of(new RoutingFailure.Internal("bug"), 500, "server_error", "internal_error"));
+        Arguments.of(new RoutingFailure.Internal("bug"), 500, "server_error", "internal_error"),
+        Arguments.of(
+            new RoutingFailure.Overloaded("full"), 503, "service_unavailable", "overloaded"),
+        Arguments.of(
+            new RoutingFailure.Unauthorized("who"), 401, "authentication_error", "invalid_token"),
+        Arguments.of(
+            new RoutingFailure.HeadersTooLarge("many"),
+            431,
+            "invalid_request_error",
+            "headers_too_large"));
   }
 
   @ParameterizedTest

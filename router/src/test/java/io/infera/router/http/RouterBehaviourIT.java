@@ -143,7 +143,7 @@ class RouterBehaviourIT {
       Map<?, ?> tokenizeBody = (Map<?, ?>) Json.parse(e.seen().get(0).body());
       assertThat(tokenizeBody.get("add_special_tokens")).isEqualTo(false);
       assertThat(tokenizeBody.get("messages")).isNotNull();
-      HttpResponse<String> explain = r.post("/v1/admin/explain", chat("hello", false));
+      HttpResponse<String> explain = r.adminPost("/v1/admin/explain", chat("hello", false));
       assertThat(explain.body()).contains("\"request_blocks\":2").contains("\"prompt_tokens\":40");
     } finally {
       r.close();
@@ -180,7 +180,7 @@ class RouterBehaviourIT {
         assertThat(resp.statusCode()).isEqualTo(200);
         assertThat(resp.headers().firstValue("x-infera-cache-hit-blocks")).hasValue("0");
       }
-      assertThat(r.get("/metrics").body())
+      assertThat(r.adminGet("/metrics").body())
           .contains("infera_tokenize_failures_total{reason=\"engine_chat\"} 3.0");
       assertThat(logs.list)
           .filteredOn(ev -> ev.getLevel() == ch.qos.logback.classic.Level.WARN)
@@ -193,7 +193,7 @@ class RouterBehaviourIT {
                       .contains("tokenizer.mode: local"));
       // Completions still tokenize on that worker: the prompt goes as one string.
       HttpResponse<String> explain =
-          r.post("/v1/admin/explain", "{\"prompt\":[\"" + "word ".repeat(40) + "\"]}");
+          r.adminPost("/v1/admin/explain", "{\"prompt\":[\"" + "word ".repeat(40) + "\"]}");
       assertThat(explain.body()).contains("\"prompt_tokens\":40");
       StubEngine.Seen last =
           e.seen().stream().filter(x -> x.path().equals("/tokenize")).reduce((a, b) -> b).get();
@@ -227,7 +227,7 @@ class RouterBehaviourIT {
       await().atMost(Duration.ofSeconds(10)).until(() -> r.get("/ready").statusCode() == 200);
       HttpResponse<String> resp = r.post("/v1/chat/completions", chat("hello", false));
       assertThat(resp.statusCode()).isEqualTo(200);
-      assertThat(r.get("/metrics").body())
+      assertThat(r.adminGet("/metrics").body())
           .contains("infera_tokenize_failures_total{reason=\"engine\"} 1.0");
     } finally {
       r.close();

@@ -119,10 +119,11 @@ class RouterDisaggregatedIT {
         .until(
             () ->
                 router
-                    .get("/metrics")
+                    .adminGet("/metrics")
                     .body()
                     .contains("infera_worker_inflight{worker=\"p0\"} 0.0"));
-    assertThat(router.get("/metrics").body()).contains("infera_worker_inflight{worker=\"d0\"} 0.0");
+    assertThat(router.adminGet("/metrics").body())
+        .contains("infera_worker_inflight{worker=\"d0\"} 0.0");
   }
 
   @Test
@@ -154,7 +155,7 @@ class RouterDisaggregatedIT {
           .until(
               () ->
                   router
-                      .get("/v1/admin/cache-view/p1")
+                      .adminGet("/v1/admin/cache-view/p1")
                       .body()
                       .contains("\"block_count\":" + blocks));
       HttpResponse<String> r = router.post("/v1/completions", BODY);
@@ -181,7 +182,7 @@ class RouterDisaggregatedIT {
         .until(
             () ->
                 router
-                    .get("/metrics")
+                    .adminGet("/metrics")
                     .body()
                     .contains("infera_worker_inflight{worker=\"p0\"} 0.0"));
   }
@@ -223,9 +224,12 @@ class RouterDisaggregatedIT {
         .atMost(Duration.ofSeconds(5))
         .until(
             () ->
-                router.get("/metrics").body().contains("infera_worker_inflight{worker=\"p0\"} 0.0")
+                router
+                        .adminGet("/metrics")
+                        .body()
+                        .contains("infera_worker_inflight{worker=\"p0\"} 0.0")
                     && router
-                        .get("/metrics")
+                        .adminGet("/metrics")
                         .body()
                         .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
   }
@@ -257,7 +261,7 @@ class RouterDisaggregatedIT {
     assertThat(p.get("max_tokens")).isEqualTo(1L);
     Map<?, ?> d = (Map<?, ?>) Json.parse(decode.seen().get(0).body());
     assertThat(d).isEqualTo(Json.parse(body));
-    assertThat(router.get("/metrics").body())
+    assertThat(router.adminGet("/metrics").body())
         .contains("infera_handover_without_kv_total{reason=\"null\"} 1.0")
         .contains("infera_handover_without_kv_total{reason=\"absent\"} 0.0");
 
@@ -266,15 +270,18 @@ class RouterDisaggregatedIT {
     assertThat(
             ((Map<?, ?>) Json.parse(decode.seen().get(1).body())).containsKey("kv_transfer_params"))
         .isFalse();
-    assertThat(router.get("/metrics").body())
+    assertThat(router.adminGet("/metrics").body())
         .contains("infera_handover_without_kv_total{reason=\"absent\"} 1.0");
     await()
         .atMost(Duration.ofSeconds(5))
         .until(
             () ->
-                router.get("/metrics").body().contains("infera_worker_inflight{worker=\"p0\"} 0.0")
+                router
+                        .adminGet("/metrics")
+                        .body()
+                        .contains("infera_worker_inflight{worker=\"p0\"} 0.0")
                     && router
-                        .get("/metrics")
+                        .adminGet("/metrics")
                         .body()
                         .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
   }
@@ -343,9 +350,12 @@ class RouterDisaggregatedIT {
         .atMost(Duration.ofSeconds(5))
         .until(
             () ->
-                router.get("/metrics").body().contains("infera_worker_inflight{worker=\"p0\"} 0.0")
+                router
+                        .adminGet("/metrics")
+                        .body()
+                        .contains("infera_worker_inflight{worker=\"p0\"} 0.0")
                     && router
-                        .get("/metrics")
+                        .adminGet("/metrics")
                         .body()
                         .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
   }
@@ -367,9 +377,10 @@ class RouterDisaggregatedIT {
     assertThat(tokenize.get("messages")).isNotNull();
     assertThat(tokenize.get("add_special_tokens")).isEqualTo(false);
     // The stub's 40 tokens are 2 blocks of 16: the request was hashed from the engine's tokens.
-    Map<?, ?> e = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", chat).body());
+    Map<?, ?> e = (Map<?, ?>) Json.parse(router.adminPost("/v1/admin/explain", chat).body());
     assertThat(e.get("request_blocks")).isEqualTo(2L);
-    assertThat(router.get("/metrics").body()).doesNotContain("infera_tokenize_failures_total{");
+    assertThat(router.adminGet("/metrics").body())
+        .doesNotContain("infera_tokenize_failures_total{");
   }
 
   @Test
@@ -395,7 +406,7 @@ class RouterDisaggregatedIT {
   @Test
   void explainShowsThePrefillChoice() throws Exception {
     start("sglang");
-    Map<?, ?> e = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", BODY).body());
+    Map<?, ?> e = (Map<?, ?>) Json.parse(router.adminPost("/v1/admin/explain", BODY).body());
     assertThat(e.get("picked")).isEqualTo("p0");
     assertThat((List<?>) e.get("workers")).hasSize(1);
   }

@@ -28,6 +28,7 @@ public final class RouterHarness implements AutoCloseable {
   public final RouterRuntime runtime;
   public final RouterServer server;
   public final int port;
+  public final int adminPort;
   public final InprocBus bus;
   public final HttpClient http =
       HttpClient.newBuilder()
@@ -43,6 +44,7 @@ public final class RouterHarness implements AutoCloseable {
     this.runtime = RouterRuntime.start(cfg, parts, ignored);
     this.server = new RouterServer(vertx, runtime);
     this.port = server.start().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    this.adminPort = server.adminPort();
   }
 
   /** YAML for a static fleet of {@code engines} (extra YAML lines appended at top level). */
@@ -112,9 +114,29 @@ public final class RouterHarness implements AutoCloseable {
     return "http://127.0.0.1:" + port + path;
   }
 
+  /** A URL on the admin port ({@code /metrics}, {@code /v1/workers}, {@code /v1/admin/*}). */
+  public String adminUrl(String path) {
+    return "http://127.0.0.1:" + adminPort + path;
+  }
+
   public HttpResponse<String> post(String path, String body, String... headers) throws Exception {
+    return postTo(url(path), body, headers);
+  }
+
+  /** {@link #post} on the admin port. */
+  public HttpResponse<String> adminPost(String path, String body, String... headers)
+      throws Exception {
+    return postTo(adminUrl(path), body, headers);
+  }
+
+  /** {@link #get} on the admin port. */
+  public HttpResponse<String> adminGet(String path) throws Exception {
+    return getFrom(adminUrl(path));
+  }
+
+  private HttpResponse<String> postTo(String url, String body, String... headers) throws Exception {
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(url(path)))
+        HttpRequest.newBuilder(URI.create(url))
             .timeout(Duration.ofSeconds(30))
             .header("content-type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body));
@@ -125,8 +147,12 @@ public final class RouterHarness implements AutoCloseable {
   }
 
   public HttpResponse<String> get(String path) throws Exception {
+    return getFrom(url(path));
+  }
+
+  private HttpResponse<String> getFrom(String url) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30)).GET().build(),
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 

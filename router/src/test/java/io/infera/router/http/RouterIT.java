@@ -213,7 +213,7 @@ class RouterIT {
       HttpResponse<String> r = router.post("/v1/chat/completions", chat("limited " + i, false));
       assertThat(r.statusCode()).isEqualTo(429);
     }
-    assertThat(router.get("/v1/workers").body()).doesNotContain("\"breaker\":\"open\"");
+    assertThat(router.adminGet("/v1/workers").body()).doesNotContain("\"breaker\":\"open\"");
     assertBookingsReturnToZero();
   }
 
@@ -244,7 +244,7 @@ class RouterIT {
     }
     await()
         .atMost(Duration.ofSeconds(2))
-        .until(() -> router.get("/v1/workers").body().contains("\"breaker\":\"open\""));
+        .until(() -> router.adminGet("/v1/workers").body().contains("\"breaker\":\"open\""));
     a.mode(StubEngine.Mode.OK);
     // After the cooldown the half-open probe succeeds and the breaker closes.
     await()
@@ -252,8 +252,8 @@ class RouterIT {
         .until(
             () -> {
               router.post("/v1/chat/completions", chat("probe " + System.nanoTime(), false));
-              return !router.get("/v1/workers").body().contains("\"breaker\":\"open\"")
-                  && !router.get("/v1/workers").body().contains("\"breaker\":\"half_open\"");
+              return !router.adminGet("/v1/workers").body().contains("\"breaker\":\"open\"")
+                  && !router.adminGet("/v1/workers").body().contains("\"breaker\":\"half_open\"");
             });
     assertBookingsReturnToZero();
   }
@@ -263,7 +263,7 @@ class RouterIT {
     a.healthy(false);
     await()
         .atMost(Duration.ofSeconds(5))
-        .until(() -> router.get("/v1/workers").body().contains("\"healthy\":false"));
+        .until(() -> router.adminGet("/v1/workers").body().contains("\"healthy\":false"));
     for (int i = 0; i < 3; i++) {
       assertThat(
               router
@@ -295,9 +295,13 @@ class RouterIT {
     await()
         .atMost(Duration.ofSeconds(5))
         .until(
-            () -> router.get("/v1/admin/cache-view/b").body().contains("\"block_count\":" + full));
+            () ->
+                router
+                    .adminGet("/v1/admin/cache-view/b")
+                    .body()
+                    .contains("\"block_count\":" + full));
     String body = "{\"messages\":" + Json.write(msgs) + "}";
-    HttpResponse<String> explain = router.post("/v1/admin/explain", body);
+    HttpResponse<String> explain = router.adminPost("/v1/admin/explain", body);
     assertThat(explain.statusCode()).isEqualTo(200);
     Map<?, ?> e = (Map<?, ?>) Json.parse(explain.body());
     assertThat(e.get("picked")).isEqualTo("b");
@@ -309,7 +313,7 @@ class RouterIT {
     assertThat(r.headers().firstValue("x-infera-worker")).hasValue("b");
     assertThat(r.headers().firstValue("x-infera-cache-hit-blocks"))
         .hasValue(Integer.toString(full));
-    assertThat(router.get("/v1/admin/cache-view/nobody").statusCode()).isEqualTo(404);
+    assertThat(router.adminGet("/v1/admin/cache-view/nobody").statusCode()).isEqualTo(404);
   }
 
   @Test
@@ -317,7 +321,7 @@ class RouterIT {
     router.post("/v1/chat/completions", chat("m", false));
     assertThat(router.get("/health").body()).contains("ok");
     assertThat(router.get("/ready").body()).contains("\"ready\":true");
-    HttpResponse<String> metrics = router.get("/metrics");
+    HttpResponse<String> metrics = router.adminGet("/metrics");
     assertThat(metrics.statusCode()).isEqualTo(200);
     assertThat(metrics.body())
         .contains("infera_requests_total")
@@ -328,11 +332,13 @@ class RouterIT {
         .contains("infera_worker_indexed_blocks")
         .contains("infera_kv_events_dropped_total")
         .contains("infera_worker_breaker_state");
-    Map<?, ?> status = (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+    Map<?, ?> status = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
     assertThat(status.get("ready")).isEqualTo(true);
     assertThat(status.get("events_transport")).isEqualTo("inproc");
     assertThat((List<?>) status.get("workers")).hasSize(2);
-    assertThat(router.get("/v1/workers").body()).contains("\"id\":\"a\"").contains("\"id\":\"b\"");
+    assertThat(router.adminGet("/v1/workers").body())
+        .contains("\"id\":\"a\"")
+        .contains("\"id\":\"b\"");
   }
 
   private void publishStored(WorkerId worker, long seq, long[] hashes, int[] tokens)

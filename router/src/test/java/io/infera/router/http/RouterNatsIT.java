@@ -150,7 +150,7 @@ class RouterNatsIT {
   }
 
   private Map<?, ?> status() throws Exception {
-    return (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+    return (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
   }
 
   private Map<?, ?> source(Map<?, ?> status, String worker) {
@@ -188,10 +188,11 @@ class RouterNatsIT {
 
     router = RouterHarness.start(vertx, ConfigLoader.parse(yaml()), parts(null, false));
     await().atMost(Duration.ofSeconds(20)).until(() -> router.get("/ready").statusCode() == 200);
-    assertThat(router.get("/v1/admin/cache-view/b").body()).contains("\"block_count\":" + full);
-    Map<?, ?> explain = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", BODY).body());
+    assertThat(router.adminGet("/v1/admin/cache-view/b").body())
+        .contains("\"block_count\":" + full);
+    Map<?, ?> explain = (Map<?, ?>) Json.parse(router.adminPost("/v1/admin/explain", BODY).body());
     assertThat(explain.get("picked")).isEqualTo("b");
-    assertThat(router.post("/v1/admin/explain", BODY).body())
+    assertThat(router.adminPost("/v1/admin/explain", BODY).body())
         .contains("\"worker_id\":\"b\",\"role\":\"mixed\",\"cache_hits\":" + full);
     HttpResponse<String> r = router.post("/v1/chat/completions", BODY);
     assertThat(r.statusCode()).isEqualTo(200);
@@ -222,15 +223,16 @@ class RouterNatsIT {
         .atMost(Duration.ofSeconds(10))
         .until(
             () -> {
-              String m = router.get("/metrics").body();
+              String m = router.adminGet("/metrics").body();
               return m.contains("infera_nats_garbage_subjects_total 1.0")
                   && m.contains(
                       "infera_kv_events_dropped_total{reason=\"decode_error\",worker=\"b\"} 1.0");
             });
     assertThat(router.get("/ready").statusCode()).isEqualTo(200);
     assertThat(router.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
-    assertThat(router.get("/v1/admin/cache-view/b").body()).contains("\"block_count\":" + full);
-    assertThat(router.get("/metrics").body())
+    assertThat(router.adminGet("/v1/admin/cache-view/b").body())
+        .contains("\"block_count\":" + full);
+    assertThat(router.adminGet("/metrics").body())
         .contains("infera_nats_snapshots_seeded_total 1.0")
         .contains("infera_nats_stream_lag 0.0");
   }
@@ -258,12 +260,16 @@ class RouterNatsIT {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> num(((Map<?, ?>) status().get("nats")).get("held_messages")) == 1);
-    assertThat(router.get("/v1/admin/cache-view/b").statusCode()).isEqualTo(404);
+    assertThat(router.adminGet("/v1/admin/cache-view/b").statusCode()).isEqualTo(404);
     discovery.set(List.of(info("a", a), info("b", b)));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
-            () -> router.get("/v1/admin/cache-view/b").body().contains("\"block_count\":" + half));
+            () ->
+                router
+                    .adminGet("/v1/admin/cache-view/b")
+                    .body()
+                    .contains("\"block_count\":" + half));
 
     // The broker dies and comes back: the router resumes after what it processed.
     pub.close();
@@ -274,10 +280,14 @@ class RouterNatsIT {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
-            () -> router.get("/v1/admin/cache-view/b").body().contains("\"block_count\":" + full));
-    assertThat(router.post("/v1/admin/explain", BODY).body())
+            () ->
+                router
+                    .adminGet("/v1/admin/cache-view/b")
+                    .body()
+                    .contains("\"block_count\":" + full));
+    assertThat(router.adminPost("/v1/admin/explain", BODY).body())
         .contains("\"worker_id\":\"b\",\"role\":\"mixed\",\"cache_hits\":" + full);
-    String metrics = router.get("/metrics").body();
+    String metrics = router.adminGet("/metrics").body();
     assertThat(metrics)
         .contains("infera_kv_events_applied_total{worker=\"b\"} 2.0")
         .contains("infera_kv_events_dropped_total{reason=\"duplicate_batch\",worker=\"b\"} 0.0")

@@ -100,11 +100,15 @@ class RouterZmqIT {
           .atMost(Duration.ofSeconds(10))
           .until(
               () ->
-                  router.get("/v1/admin/cache-view/b").body().contains("\"block_count\":" + full));
+                  router
+                      .adminGet("/v1/admin/cache-view/b")
+                      .body()
+                      .contains("\"block_count\":" + full));
       String body = "{\"messages\":" + Json.write(msgs) + "}";
-      Map<?, ?> explain = (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", body).body());
+      Map<?, ?> explain =
+          (Map<?, ?>) Json.parse(router.adminPost("/v1/admin/explain", body).body());
       assertThat(explain.get("picked")).isEqualTo("b");
-      assertThat(router.post("/v1/admin/explain", body).body())
+      assertThat(router.adminPost("/v1/admin/explain", body).body())
           .contains("\"worker_id\":\"b\",\"role\":\"mixed\",\"cache_hits\":" + full)
           .contains("\"worker_id\":\"a\",\"role\":\"mixed\",\"cache_hits\":0");
       HttpResponse<String> r = router.post("/v1/chat/completions", body);
@@ -115,9 +119,13 @@ class RouterZmqIT {
           .atMost(Duration.ofSeconds(10))
           .until(
               () ->
-                  router.get("/v1/admin/cache-view/b").body().contains("\"block_count\":" + half));
-      assertThat(router.post("/v1/admin/explain", body).body()).contains("\"cache_hits\":" + half);
-      Map<?, ?> status = (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+                  router
+                      .adminGet("/v1/admin/cache-view/b")
+                      .body()
+                      .contains("\"block_count\":" + half));
+      assertThat(router.adminPost("/v1/admin/explain", body).body())
+          .contains("\"cache_hits\":" + half);
+      Map<?, ?> status = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
       assertThat(status.get("events_transport")).isEqualTo("zmq");
       // A removal of blocks b never stored is dropped and counted against b.
       pubB.publishRemoved(new long[] {424242L});
@@ -126,12 +134,12 @@ class RouterZmqIT {
           .until(
               () ->
                   router
-                      .get("/metrics")
+                      .adminGet("/metrics")
                       .body()
                       .contains(
                           "infera_kv_events_dropped_total{reason=\"unknown_block_removed\","
                               + "worker=\"b\"} 1.0"));
-      assertThat(router.get("/metrics").body())
+      assertThat(router.adminGet("/metrics").body())
           .contains("infera_kv_events_applied_total{worker=\"b\"} 4.0")
           .contains(
               "infera_kv_events_dropped_total{reason=\"unknown_block_removed\",worker=\"a\"} 0.0")

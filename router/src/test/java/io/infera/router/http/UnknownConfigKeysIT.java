@@ -47,13 +47,13 @@ class UnknownConfigKeysIT {
             List.of(a),
             "limits: {retries: 1, hedgeAfterMs: 50}\nfutureFeature: {enabled: true}\n")) {
       await().atMost(Duration.ofSeconds(10)).until(() -> router.get("/ready").statusCode() == 200);
-      Map<?, ?> status = (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+      Map<?, ?> status = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
       @SuppressWarnings("unchecked")
       Map<Object, Object> config = (Map<Object, Object>) status.get("config");
       assertThat(config)
           .containsEntry("ignored_keys", List.of("futureFeature", "limits.hedgeAfterMs"))
           .containsEntry("ignored_key_count", 2L);
-      assertThat(router.get("/metrics").body()).contains("infera_config_ignored_keys 2.0");
+      assertThat(router.adminGet("/metrics").body()).contains("infera_config_ignored_keys 2.0");
       String chat =
           "{\"model\":\"Qwen/Qwen3-0.6B\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
       assertThat(router.post("/v1/chat/completions", chat).statusCode()).isEqualTo(200);
@@ -66,13 +66,13 @@ class UnknownConfigKeysIT {
   void aKnownDocumentReportsNothing() throws Exception {
     StubEngine a = new StubEngine(vertx, "a");
     try (RouterHarness router = RouterHarness.startLenient(vertx, List.of(a), "")) {
-      Map<?, ?> status = (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+      Map<?, ?> status = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
       @SuppressWarnings("unchecked")
       Map<Object, Object> config = (Map<Object, Object>) status.get("config");
       assertThat(config)
           .containsEntry("ignored_keys", List.of())
           .containsEntry("ignored_key_count", 0L);
-      assertThat(router.get("/metrics").body()).contains("infera_config_ignored_keys 0.0");
+      assertThat(router.adminGet("/metrics").body()).contains("infera_config_ignored_keys 0.0");
     } finally {
       a.close();
     }

@@ -79,7 +79,7 @@ class TokenizerMissingIT {
         assertThat(ready.statusCode()).isEqualTo(503);
         assertThat((List<Object>) ((Map<?, ?>) Json.parse(ready.body())).get("reasons"))
             .contains(reason);
-        Map<?, ?> status = (Map<?, ?>) Json.parse(r.get("/v1/admin/status").body());
+        Map<?, ?> status = (Map<?, ?>) Json.parse(r.adminGet("/v1/admin/status").body());
         assertThat(status.get("ready")).isEqualTo(false);
         assertThat(((Map<?, ?>) status.get("tokenizer")).get("not_loaded_reason"))
             .isEqualTo(reason.substring("tokenizer: ".length()));
@@ -104,7 +104,8 @@ class TokenizerMissingIT {
         assertThat(r.post("/v1/completions", "{\"prompt\":\"hello\"}").statusCode()).isEqualTo(200);
         assertThat(
                 ((Map<Object, Object>)
-                    ((Map<?, ?>) Json.parse(r.get("/v1/admin/status").body())).get("tokenizer")))
+                    ((Map<?, ?>) Json.parse(r.adminGet("/v1/admin/status").body()))
+                        .get("tokenizer")))
             .doesNotContainKey("not_loaded_reason");
       }
       assertThat(logs.list)

@@ -71,7 +71,7 @@ class AnalysisBudgetTest {
     CompletableFuture<String> second = blocked(b, 40);
     assertThat(b.inFlightBytes()).isEqualTo(100);
     RoutingFailure f = refusal(blocked(b, 1));
-    assertThat(f).isInstanceOf(RoutingFailure.Overloaded.class);
+    assertThat(f).isInstanceOf(RoutingFailure.AnalysisBudgetFull.class);
     assertThat(f.message()).contains("analysisInFlightBytes=100");
     assertThat(rejected("in_flight_bytes")).isEqualTo(1);
     release.countDown();
@@ -89,7 +89,7 @@ class AnalysisBudgetTest {
         .isEqualTo("big");
     CompletableFuture<String> hold = blocked(b, 10);
     assertThat(refusal(b.submit(10_000, () -> false, () -> "big", null)))
-        .isInstanceOf(RoutingFailure.Overloaded.class);
+        .isInstanceOf(RoutingFailure.AnalysisBudgetFull.class);
     release.countDown();
     hold.get(10, TimeUnit.SECONDS);
   }
@@ -118,7 +118,7 @@ class AnalysisBudgetTest {
   void aZeroQueueRefusesAsSoonAsEveryThreadIsBusy() {
     AnalysisBudget b = budget(1 << 20, 1, 0);
     blocked(b, 1);
-    assertThat(refusal(blocked(b, 1))).isInstanceOf(RoutingFailure.Overloaded.class);
+    assertThat(refusal(blocked(b, 1))).isInstanceOf(RoutingFailure.AnalysisBudgetFull.class);
   }
 
   @Test

@@ -85,6 +85,11 @@ public record InJvmRouter(RouterRuntime runtime, RouterServer server, int port)
     return "http://127.0.0.1:" + port;
   }
 
+  /** The router's admin base URL on loopback ({@code /metrics}, {@code /v1/admin/*}). */
+  public String adminUrl() {
+    return "http://127.0.0.1:" + server.adminPort();
+  }
+
   @Override
   public void close() {
     server.close();

@@ -358,7 +358,7 @@ final class EventPlane implements AutoCloseable {
 
   /** The value of one series in a router's Prometheus scrape (0 when absent). */
   double metric(InJvmRouter r, String series) throws Exception {
-    for (String line : get(r.url() + "/metrics").body().split("\n")) {
+    for (String line : get(r.adminUrl() + "/metrics").body().split("\n")) {
       if (line.startsWith(series + " ")) {
         return Double.parseDouble(line.substring(series.length() + 1));
       }

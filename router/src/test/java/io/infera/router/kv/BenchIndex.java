@@ -20,7 +20,8 @@ public final class BenchIndex {
   public static final int PROMPT_BLOCKS = 2000;
   public static final int CHAIN = 256;
 
-  public final PrefixIndex index = new PrefixIndex(PAGE);
+  // The router's limits: the caps and reset checks are on the measured path.
+  public final PrefixIndex index = new PrefixIndex(PAGE, IndexLimits.defaults(), System::nanoTime);
   public final long[] prompt;
   public final int[] promptTokens;
   public final List<WorkerId> workers = new ArrayList<>();

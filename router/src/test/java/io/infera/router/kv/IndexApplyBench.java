@@ -40,7 +40,8 @@ public class IndexApplyBench {
 
   /** The steady-state writer: per worker a growing chain and a FIFO of stored events. */
   public static final class Writer {
-    final PrefixIndex index = new PrefixIndex(PAGE);
+    // The router's limits: the caps and reset checks are on the measured path.
+    final PrefixIndex index = new PrefixIndex(PAGE, IndexLimits.defaults(), System::nanoTime);
     final WorkerId[] workers = new WorkerId[WORKERS];
     final long[] lastEngine = new long[WORKERS];
 

@@ -33,11 +33,23 @@ import java.util.Set;
  */
 public record EngineCommand(List<String> command, List<String> args) {
 
+  /**
+   * Where the engine's KV-event sockets live: loopback only, so that nothing but the pod's relay
+   * reads them. vLLM and SGLang bind their PUB socket only for a wildcard, ipc or inproc endpoint
+   * and connect to any other, so with this address the engine's PUB connects and the relay's SUB
+   * binds ({@code --zmq-mode bind}); the replay ROUTER always binds, here on loopback too.
+   */
+  public static final String KV_EVENTS_HOST = "127.0.0.1";
+
   /** vLLM's {@code --kv-events-config}: ZMQ PUB + replay on the ports the relay reads. */
   public static final String VLLM_KV_EVENTS_CONFIG =
-      "{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:"
+      "{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":\"tcp://"
+          + KV_EVENTS_HOST
+          + ":"
           + Defaults.ZMQ_PORT
-          + "\",\"replay_endpoint\":\"tcp://*:"
+          + "\",\"replay_endpoint\":\"tcp://"
+          + KV_EVENTS_HOST
+          + ":"
           + Defaults.REPLAY_PORT
           + "\",\"topic\":\""
           + Defaults.KV_EVENTS_TOPIC
@@ -45,9 +57,13 @@ public record EngineCommand(List<String> command, List<String> args) {
 
   /** SGLang's {@code --kv-events-config} (its config has no {@code enable_kv_cache_events}). */
   public static final String SGLANG_KV_EVENTS_CONFIG =
-      "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:"
+      "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://"
+          + KV_EVENTS_HOST
+          + ":"
           + Defaults.ZMQ_PORT
-          + "\",\"replay_endpoint\":\"tcp://*:"
+          + "\",\"replay_endpoint\":\"tcp://"
+          + KV_EVENTS_HOST
+          + ":"
           + Defaults.REPLAY_PORT
           + "\",\"topic\":\""
           + Defaults.KV_EVENTS_TOPIC
@@ -311,6 +327,13 @@ public record EngineCommand(List<String> command, List<String> args) {
             Integer.toString(Defaults.REPLAY_PORT),
             true,
             "the relay sidecar");
+        put(
+            m,
+            "--kv-events-host",
+            Kind.VALUE,
+            KV_EVENTS_HOST,
+            true,
+            "the relay sidecar, which binds the loopback KV-event ports");
         put(m, "--block-size", Kind.VALUE, page, true, "spec.pageSize");
         put(m, "--model", Kind.VALUE, in.model(), true, "spec.model");
         put(m, "--dp-size", Kind.VALUE, dp, dataParallel, DP_SOURCE);

@@ -9,9 +9,9 @@ import java.util.List;
 
 /**
  * The relay sidecar of every worker pod ({@code infera-router relay}; docs/contracts.md, "NATS
- * event plane"): reads the engine's KV events from ZMQ on localhost and republishes them to NATS
- * JetStream under its pool and the pod's name, with its pool's credentials ({@link
- * NatsCredentials}).
+ * event plane"): reads the engine's KV events from ZMQ on localhost (its SUB socket binds the
+ * loopback port the engine's PUB connects to) and republishes them to NATS JetStream under its pool
+ * and the pod's name, with its pool's credentials ({@link NatsCredentials}).
  */
 public final class RelaySidecar {
 
@@ -34,9 +34,12 @@ public final class RelaySidecar {
             List.of(
                 "relay",
                 "--zmq",
-                "tcp://127.0.0.1:" + Defaults.ZMQ_PORT,
+                "tcp://" + EngineCommand.KV_EVENTS_HOST + ":" + Defaults.ZMQ_PORT,
+                // The engine's PUB connects to a loopback endpoint: the relay binds it.
+                "--zmq-mode",
+                "bind",
                 "--replay",
-                "tcp://127.0.0.1:" + Defaults.REPLAY_PORT,
+                "tcp://" + EngineCommand.KV_EVENTS_HOST + ":" + Defaults.REPLAY_PORT,
                 "--nats",
                 in.natsUrl(),
                 "--worker-id",

@@ -200,8 +200,8 @@ class DesiredFleetTest {
             "--enable-prefix-caching",
             "--enable-prompt-tokens-details",
             "--kv-events-config",
-            "{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:5557\","
-                + "\"replay_endpoint\":\"tcp://*:5657\",\"topic\":\"kv-events\"}",
+            "{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:5557\","
+                + "\"replay_endpoint\":\"tcp://127.0.0.1:5657\",\"topic\":\"kv-events\"}",
             "--max-model-len",
             "8192");
     assertThat(engine.getImage()).isEqualTo(Images.VLLM);
@@ -229,8 +229,8 @@ class DesiredFleetTest {
                 "--page-size",
                 "64",
                 "--kv-events-config",
-                "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:5557\","
-                    + "\"replay_endpoint\":\"tcp://*:5657\",\"topic\":\"kv-events\"}",
+                "{\"publisher\":\"zmq\",\"endpoint\":\"tcp://127.0.0.1:5557\","
+                    + "\"replay_endpoint\":\"tcp://127.0.0.1:5657\",\"topic\":\"kv-events\"}",
                 "--enable-cache-report"));
     if (role != PoolRole.MIXED) {
       expected.addAll(List.of("--disaggregation-mode", role.value()));
@@ -259,6 +259,8 @@ class DesiredFleetTest {
             "5557",
             "--replay-port",
             "5657",
+            "--kv-events-host",
+            "127.0.0.1",
             "--block-size",
             "8",
             "--model",
@@ -466,6 +468,8 @@ class DesiredFleetTest {
             "relay",
             "--zmq",
             "tcp://127.0.0.1:5557",
+            "--zmq-mode",
+            "bind",
             "--replay",
             "tcp://127.0.0.1:5657",
             "--nats",

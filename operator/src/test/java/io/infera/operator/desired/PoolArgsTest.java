@@ -117,8 +117,8 @@ class PoolArgsTest {
         "VLLM;MIXED;--enable-prefix-caching",
         "VLLM;MIXED;--max-model-len|8192|--tensor-parallel-size|2",
         "VLLM;MIXED;--kv-events-config|{\"topic\": \"kv-events\", \"enable_kv_cache_events\": true,"
-            + " \"publisher\": \"zmq\", \"endpoint\": \"tcp://*:5557\", \"replay_endpoint\":"
-            + " \"tcp://*:5657\"}",
+            + " \"publisher\": \"zmq\", \"endpoint\": \"tcp://127.0.0.1:5557\", \"replay_endpoint\":"
+            + " \"tcp://127.0.0.1:5657\"}",
         "VLLM;MIXED;--data-parallel-size|1|-tp|2",
         "VLLM;PREFILL;--kv-transfer-config|{\"kv_role\": \"kv_producer\", \"kv_connector\":"
             + " \"NixlConnector\"}",

@@ -49,6 +49,15 @@ public final class RelayCommand implements Callable<Integer> {
   String zmq;
 
   @Option(
+      names = "--zmq-mode",
+      paramLabel = "MODE",
+      description =
+          "How the SUB socket meets the engine's PUB: connect (default; the engine binds a"
+              + " wildcard endpoint such as tcp://*:5557) or bind (the engine's endpoint is"
+              + " --zmq itself, e.g. tcp://127.0.0.1:5557, which vLLM and SGLang connect to).")
+  String zmqMode;
+
+  @Option(
       names = "--replay",
       paramLabel = "ENDPOINT",
       description = "The engine's replay ROUTER endpoint, rank 0 (default: none).")
@@ -185,14 +194,16 @@ public final class RelayCommand implements Callable<Integer> {
   public Integer call() {
     RelayOptions options;
     int port;
+    boolean bindSub;
     try {
       options = options(flags(), env);
       port = httpPort(flags(), env);
+      bindSub = bindSub(flags(), env);
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("infera-router relay: " + e.getMessage());
       return 2;
     }
-    Relay relay = new Relay(options);
+    Relay relay = new Relay(options, bindSub);
     RelayHttp http = null;
     if (port > 0) {
       try {
@@ -250,9 +261,23 @@ public final class RelayCommand implements Callable<Integer> {
     return port;
   }
 
+  /** {@code --zmq-mode} (or {@code INFERA_ZMQ_MODE}): connect (default) or bind. */
+  static boolean bindSub(Map<String, String> flags, Map<String, String> env) {
+    Values v = new Values(flags, env);
+    String mode = v.getOr("--zmq-mode", "connect").strip().toLowerCase(Locale.ROOT);
+    return switch (mode) {
+      case "connect" -> false;
+      case "bind" -> true;
+      default ->
+          throw new IllegalArgumentException(
+              v.describe("--zmq-mode") + " must be connect or bind, got '" + mode + "'");
+    };
+  }
+
   private Map<String, String> flags() {
     Map<String, String> f = new LinkedHashMap<>();
     f.put("--zmq", zmq);
+    f.put("--zmq-mode", zmqMode);
     f.put("--replay", replay);
     f.put("--nats", nats);
     f.put("--worker-id", workerId);

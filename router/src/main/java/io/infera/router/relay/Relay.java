@@ -65,6 +65,14 @@ public final class Relay implements AutoCloseable {
     this(options, new NatsStreamClient(options), ZmqSettings.defaults());
   }
 
+  /**
+   * A relay publishing through a real NATS connection whose SUB sockets bind the KV-event endpoint
+   * ({@code --zmq-mode bind}) or connect to it.
+   */
+  public Relay(RelayOptions options, boolean bindSub) {
+    this(options, new NatsStreamClient(options), ZmqSettings.defaults().withBindSub(bindSub));
+  }
+
   Relay(RelayOptions options, StreamClient client, ZmqSettings zmqSettings) {
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");

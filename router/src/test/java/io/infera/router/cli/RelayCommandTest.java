@@ -158,6 +158,25 @@ class RelayCommandTest {
   }
 
   @Test
+  void zmqModeConnectsByDefaultBindsOnRequestAndRefusesAnythingElse() {
+    assertThat(RelayCommand.bindSub(Map.of(), Map.of())).isFalse();
+    assertThat(RelayCommand.bindSub(Map.of("--zmq-mode", "connect"), Map.of())).isFalse();
+    assertThat(RelayCommand.bindSub(Map.of("--zmq-mode", "BIND"), Map.of())).isTrue();
+    assertThat(RelayCommand.bindSub(Map.of(), Map.of("INFERA_ZMQ_MODE", "bind"))).isTrue();
+    assertThat(
+            RelayCommand.bindSub(
+                Map.of("--zmq-mode", "connect"), Map.of("INFERA_ZMQ_MODE", "bind")))
+        .isFalse();
+    assertThatThrownBy(() -> RelayCommand.bindSub(Map.of("--zmq-mode", "listen"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--zmq-mode must be connect or bind, got 'listen'");
+    assertThat(RelayCommand.bindSub(Map.of(), Map.of("INFERA_ZMQ_MODE", " "))).isFalse();
+    assertThatThrownBy(() -> RelayCommand.bindSub(Map.of(), Map.of("INFERA_ZMQ_MODE", "\u0000")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("--zmq-mode (from INFERA_ZMQ_MODE) must be connect or bind");
+  }
+
+  @Test
   void aBusyHttpPortIsNamedAndNothingElseIsPrinted() throws Exception {
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
       int port = taken.getLocalPort();

@@ -77,8 +77,18 @@ public final class FakeVllmPublisher implements AutoCloseable {
     private int blockSize = 16;
     private int bufferSteps = DEFAULT_BUFFER_STEPS;
     private ReplayLayout replayLayout = ReplayLayout.TOPIC;
+    private boolean connect;
 
     private Builder() {}
+
+    /**
+     * The PUB socket connects to {@link #port} on 127.0.0.1 instead of binding it, as vLLM and
+     * SGLang do for an endpoint that is not a wildcard: the subscriber binds. Needs a port.
+     */
+    public Builder connect(boolean connect) {
+      this.connect = connect;
+      return this;
+    }
 
     /** How replay answers are framed (default {@link ReplayLayout#TOPIC}, as current engines). */
     public Builder replayLayout(ReplayLayout layout) {
@@ -141,6 +151,7 @@ public final class FakeVllmPublisher implements AutoCloseable {
   private final int blockSize;
   private final int bufferSteps;
   private final ReplayLayout replayLayout;
+  private final boolean connect;
   private final int port;
   private final int replayPort;
   // Its own lock: the service thread reads it while a publisher-locked restart() joins that thread.
@@ -160,6 +171,10 @@ public final class FakeVllmPublisher implements AutoCloseable {
     if (b.port < 0 || b.replayPort < 0 || b.dpRank < 0 || b.bufferSteps < 1) {
       throw new IllegalArgumentException("ports and rank must be >= 0, bufferSteps >= 1");
     }
+    if (b.connect && b.port == 0) {
+      throw new IllegalArgumentException("a connecting PUB needs the subscriber's port");
+    }
+    this.connect = b.connect;
     this.dpRank = b.dpRank;
     this.topic = b.topic.getBytes(StandardCharsets.UTF_8);
     this.blockSize = b.blockSize;
@@ -501,10 +516,17 @@ public final class FakeVllmPublisher implements AutoCloseable {
         pub.setLinger(0);
         pub.setSndHWM(100_000);
         String monitorAddress = "inproc://fake-vllm-monitor-" + MONITOR_IDS.incrementAndGet();
-        pub.monitor(monitorAddress, ZMQ.EVENT_ACCEPTED | ZMQ.EVENT_DISCONNECTED);
+        pub.monitor(
+            monitorAddress, ZMQ.EVENT_ACCEPTED | ZMQ.EVENT_CONNECTED | ZMQ.EVENT_DISCONNECTED);
         monitor = ctx.createSocket(SocketType.PAIR);
         monitor.connect(monitorAddress);
-        port = bind(pub, wantedPort);
+        if (connect) {
+          // vLLM's rule: a non-wildcard endpoint is connected to; ZMQ retries until it binds.
+          pub.connect(LOOPBACK + ":" + wantedPort);
+          port = wantedPort;
+        } else {
+          port = bind(pub, wantedPort);
+        }
         if (replay) {
           router = ctx.createSocket(SocketType.ROUTER);
           router.setLinger(0);
@@ -563,7 +585,7 @@ public final class FakeVllmPublisher implements AutoCloseable {
       ZEvent event;
       while ((event = ZEvent.recv(monitor, ZMQ.DONTWAIT)) != null) {
         switch (event.getEvent()) {
-          case ACCEPTED -> subscribers.incrementAndGet();
+          case ACCEPTED, CONNECTED -> subscribers.incrementAndGet();
           case DISCONNECTED -> subscribers.decrementAndGet();
           default -> {}
         }

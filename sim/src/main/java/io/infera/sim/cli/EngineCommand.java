@@ -31,6 +31,7 @@ public final class EngineCommand implements Callable<Integer> {
   private static final String[][] FLAGS = {
     {"maxNumBatchedTokens", "--max-num-batched-tokens"},
     {"maxNumSeqs", "--max-num-seqs"},
+    {"kvEventsHost", "--kv-events-host"},
     {"replayPort", "--replay-port"},
     {"zmqPort", "--zmq-port"},
     {"blockSize", "--block-size"},
@@ -65,6 +66,15 @@ public final class EngineCommand implements Callable<Integer> {
           "KV-event PUB port of rank 0 (rank r: port + r); 0 picks free ports, -1 publishes no"
               + " events. Default: ${DEFAULT-VALUE}.")
   int zmqPort;
+
+  @Option(
+      names = "--kv-events-host",
+      description =
+          "Address of the KV-event sockets, as vLLM's endpoint host: a wildcard (*, ::, 0.0.0.0)"
+              + " is bound; any other address (127.0.0.1 in an operator pod) is connected to by"
+              + " the PUB sockets, so the subscriber (the relay, --zmq-mode bind) binds it; the"
+              + " replay ROUTER binds it either way. Default: --host, bound.")
+  String kvEventsHost;
 
   @Option(
       names = "--replay-port",
@@ -192,6 +202,7 @@ public final class EngineCommand implements Callable<Integer> {
           .maxNumBatchedTokens(maxNumBatchedTokens)
           .topic(topic)
           .promptTokensDetails(promptTokensDetails)
+          .kvEventsHost(kvEventsHost)
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(

@@ -24,6 +24,10 @@ package io.infera.sim.engine;
  * @param promptTokensDetails report {@code usage.prompt_tokens_details.cached_tokens}, as vLLM does
  *     with {@code --enable-prompt-tokens-details} and SGLang with {@code --enable-cache-report}
  *     (the operator sets both); off, the engine reports no prefix-cache hit
+ * @param kvEventsHost where the KV-event sockets are, or null for {@code host}: as vLLM and SGLang
+ *     treat their endpoint, a wildcard ({@code *}, {@code ::}, {@code 0.0.0.0}) is bound, any other
+ *     address is connected to by the PUB sockets (the subscriber binds; it needs a fixed {@code
+ *     zmqPort}); the replay ROUTER binds it either way. Null keeps binding both on {@code host}
  */
 public record EngineOptions(
     String host,
@@ -41,7 +45,8 @@ public record EngineOptions(
     int maxNumSeqs,
     int maxNumBatchedTokens,
     String topic,
-    boolean promptTokensDetails) {
+    boolean promptTokensDetails,
+    String kvEventsHost) {
 
   /** The most data-parallel ranks one simulated server runs. */
   public static final int MAX_DP_SIZE = 64;
@@ -68,11 +73,64 @@ public record EngineOptions(
         maxNumBatchedTokens >= 1, "maxNumBatchedTokens must be >= 1, got " + maxNumBatchedTokens);
     require(topic != null, "topic must not be null (use \"\" for none)");
     require(
+        kvEventsHost == null || !kvEventsHost.isBlank(), "kvEventsHost must not be blank if set");
+    require(
+        kvEventsHost == null || isWildcard(kvEventsHost) || zmqPort != 0,
+        "a kvEventsHost the PUB sockets connect to needs a fixed zmqPort, got 0");
+    require(
         zmqPort <= 0 || zmqPort + dpSize - 1 <= 65535,
         "zmqPort + dpSize - 1 must be <= 65535, got " + (zmqPort + dpSize - 1));
     require(
         replayPort <= 0 || replayPort + dpSize - 1 <= 65535,
         "replayPort + dpSize - 1 must be <= 65535, got " + (replayPort + dpSize - 1));
+  }
+
+  /** Options whose KV-event sockets bind on {@code host} ({@code kvEventsHost} null). */
+  public EngineOptions(
+      String host,
+      int port,
+      int zmqPort,
+      int replayPort,
+      Flavor flavor,
+      int blockSize,
+      int numBlocks,
+      String model,
+      String tokenizer,
+      double speedup,
+      int dpSize,
+      long hashSeed,
+      int maxNumSeqs,
+      int maxNumBatchedTokens,
+      String topic,
+      boolean promptTokensDetails) {
+    this(
+        host,
+        port,
+        zmqPort,
+        replayPort,
+        flavor,
+        blockSize,
+        numBlocks,
+        model,
+        tokenizer,
+        speedup,
+        dpSize,
+        hashSeed,
+        maxNumSeqs,
+        maxNumBatchedTokens,
+        topic,
+        promptTokensDetails,
+        null);
+  }
+
+  /** vLLM's and SGLang's test for an endpoint they bind rather than connect to. */
+  public static boolean isWildcard(String host) {
+    return host.equals("0.0.0.0") || host.equals("*") || host.equals("::");
+  }
+
+  /** Whether the PUB sockets connect ({@code kvEventsHost} set and not a wildcard). */
+  public boolean publishersConnect() {
+    return kvEventsHost != null && !isWildcard(kvEventsHost);
   }
 
   /**
@@ -133,8 +191,10 @@ public record EngineOptions(
     private int maxNumBatchedTokens;
     private String topic;
     private boolean promptTokensDetails;
+    private String kvEventsHost;
 
     private Builder(EngineOptions o) {
+      kvEventsHost = o.kvEventsHost;
       host = o.host;
       port = o.port;
       zmqPort = o.zmqPort;
@@ -233,6 +293,11 @@ public record EngineOptions(
       return this;
     }
 
+    public Builder kvEventsHost(String v) {
+      kvEventsHost = v;
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException naming the first invalid field
      */
@@ -253,7 +318,8 @@ public record EngineOptions(
           maxNumSeqs,
           maxNumBatchedTokens,
           topic,
-          promptTokensDetails);
+          promptTokensDetails,
+          kvEventsHost);
     }
   }
 

@@ -92,6 +92,8 @@ final class KvEventPublisher implements AutoCloseable {
    *
    * @param bindHost the address to bind ({@code 0.0.0.0} binds every interface)
    * @param connectHost the address put into the advertised endpoints
+   * @param connectPub the PUB sockets connect to {@code bindHost:zmqPort + rank} instead of binding
+   *     it (vLLM's rule for a non-wildcard endpoint: the subscriber binds); replay still binds
    * @throws PortInUseException when a fixed port is taken
    * @throws ZMQException when a port cannot be bound for another reason
    */
@@ -99,13 +101,16 @@ final class KvEventPublisher implements AutoCloseable {
       ZContext ctx,
       String bindHost,
       String connectHost,
+      boolean connectPub,
       int zmqPort,
       int replayPort,
       int dpSize,
       String topic)
       throws PortInUseException {
     List<ZMQ.Socket> pubs =
-        bindGroup(ctx, SocketType.PUB, bindHost, zmqPort, dpSize, "ZMQ KV events");
+        connectPub
+            ? connectGroup(ctx, bindHost, zmqPort, dpSize)
+            : bindGroup(ctx, SocketType.PUB, bindHost, zmqPort, dpSize, "ZMQ KV events");
     List<ZMQ.Socket> routers;
     try {
       routers =
@@ -126,12 +131,27 @@ final class KvEventPublisher implements AutoCloseable {
               r,
               topic,
               pub,
-              endpoint(connectHost, pub),
+              connectPub
+                  ? "tcp://" + connectHost + ":" + (zmqPort + r)
+                  : endpoint(connectHost, pub),
               router,
               router == null ? null : endpoint(connectHost, router)));
     }
     out.forEach(p -> p.thread.start());
     return List.copyOf(out);
+  }
+
+  /** {@code n} PUB sockets connected to {@code host:base + i} (ZMQ retries until it is bound). */
+  private static List<ZMQ.Socket> connectGroup(ZContext ctx, String host, int base, int n) {
+    List<ZMQ.Socket> group = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      ZMQ.Socket s = ctx.createSocket(SocketType.PUB);
+      group.add(s);
+      s.setLinger(0);
+      s.setSndHWM(100_000);
+      s.connect("tcp://" + host + ":" + (base + i));
+    }
+    return group;
   }
 
   private static String endpoint(String connectHost, ZMQ.Socket s) {

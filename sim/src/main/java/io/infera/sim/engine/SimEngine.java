@@ -109,8 +109,11 @@ public final class SimEngine implements AutoCloseable {
         publishers =
             KvEventPublisher.start(
                 zmq,
-                isWildcard(o.host()) ? "*" : o.host(),
-                connectHost,
+                kvBindHost(o),
+                o.kvEventsHost() == null || isWildcard(o.kvEventsHost())
+                    ? connectHost
+                    : o.kvEventsHost(),
+                o.publishersConnect(),
                 o.zmqPort(),
                 o.hasReplay() ? o.replayPort() : -1,
                 o.dpSize(),
@@ -186,7 +189,13 @@ public final class SimEngine implements AutoCloseable {
   }
 
   private static boolean isWildcard(String host) {
-    return host.equals("0.0.0.0") || host.equals("*") || host.equals("::");
+    return EngineOptions.isWildcard(host);
+  }
+
+  /** The KV-event sockets' address: {@code kvEventsHost}, else {@code host}; a wildcard as *. */
+  private static String kvBindHost(EngineOptions o) {
+    String h = o.kvEventsHost() != null ? o.kvEventsHost() : o.host();
+    return isWildcard(h) ? "*" : h;
   }
 
   /** The HTTP base URL, e.g. {@code http://127.0.0.1:8000}. */

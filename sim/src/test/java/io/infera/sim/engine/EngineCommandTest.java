@@ -24,7 +24,9 @@ class EngineCommandTest {
         "--speedup 0|--speedup must be a positive number",
         "--dp-size 0|--dp-size must be 1..64",
         "--num-blocks x|'--num-blocks'",
-        "--max-num-seqs 0|--max-num-seqs must be >= 1"
+        "--max-num-seqs 0|--max-num-seqs must be >= 1",
+        "--kv-events-host 127.0.0.1 --zmq-port 0|needs a fixed --zmq-port",
+        "--kv-events-host=|--kv-events-host must not be blank"
       })
   void invalidValuesExitWithUsageError(String args, String message) {
     StringWriter err = new StringWriter();

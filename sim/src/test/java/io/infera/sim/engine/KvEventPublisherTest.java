@@ -36,7 +36,7 @@ class KvEventPublisherTest {
   private KvEventPublisher start(String topic) throws PortInUseException {
     ctx.setLinger(0);
     client.setLinger(0);
-    publishers = KvEventPublisher.start(ctx, "127.0.0.1", "127.0.0.1", 0, 0, 1, topic);
+    publishers = KvEventPublisher.start(ctx, "127.0.0.1", "127.0.0.1", false, 0, 0, 1, topic);
     return publishers.get(0);
   }
 
@@ -99,6 +99,35 @@ class KvEventPublisherTest {
     // seq -1 as eight bytes, two's complement: (-1).to_bytes(8, "big", signed=True).
     assertThat(read(d)).containsExactly("", "", "0xffffffffffffffff", "");
     assertThat(p.replayRequests()).isEqualTo(1);
+  }
+
+  /**
+   * A non-wildcard KV-event host: the PUB connects to the subscriber's bound socket (vLLM's rule,
+   * what the relay's --zmq-mode bind expects); the replay ROUTER still binds on that host.
+   */
+  @Test
+  void aConnectingPubReachesABoundSubAndTheReplayRouterStillBinds() throws Exception {
+    ctx.setLinger(0);
+    client.setLinger(0);
+    ZMQ.Socket sub = client.createSocket(SocketType.SUB);
+    sub.setLinger(0);
+    sub.setReceiveTimeOut(200);
+    sub.subscribe(ZMQ.SUBSCRIPTION_ALL);
+    int port = sub.bindToRandomPort("tcp://127.0.0.1", 20_000, 60_000);
+    publishers = KvEventPublisher.start(ctx, "127.0.0.1", "127.0.0.1", true, port, 0, 1, "t");
+    KvEventPublisher p = publishers.get(0);
+    assertThat(p.endpoint()).isEqualTo("tcp://127.0.0.1:" + port);
+    // ZMQ's slow joiner: publish until one batch arrives.
+    byte[] topic = null;
+    for (int i = 0; i < 100 && topic == null; i++) {
+      p.publish(("x" + i).getBytes(StandardCharsets.UTF_8));
+      topic = sub.recv(0);
+    }
+    assertThat(topic).as("a batch through the connected PUB").isNotNull();
+    assertThat(new String(topic, StandardCharsets.UTF_8)).isEqualTo("t");
+    ZMQ.Socket d = dealer(p.replayEndpoint());
+    ask(d, 0);
+    assertThat(read(d).get(1)).isEqualTo("t");
   }
 
   @Test

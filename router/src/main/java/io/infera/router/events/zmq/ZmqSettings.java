@@ -24,6 +24,9 @@ import java.util.Objects;
  *     for what follows its last sequence (zero: never). What a SUB socket misses before its
  *     subscription reaches the engine (ZMQ's slow joiner), or a dropped last batch, is otherwise
  *     only noticed at the engine's next batch, which may not come for a long time
+ * @param bindSub SUB sockets bind their endpoint instead of connecting to it: the relay beside an
+ *     engine whose KV-event endpoint is a loopback address, which vLLM and SGLang then connect to
+ *     (they bind only a wildcard, ipc or inproc endpoint); replay sockets always connect
  */
 public record ZmqSettings(
     Duration pollInterval,
@@ -35,7 +38,8 @@ public record ZmqSettings(
     Duration replayBackoff,
     Duration settleTime,
     boolean catchUpOnFirstMessage,
-    Duration idleProbe) {
+    Duration idleProbe,
+    boolean bindSub) {
 
   public ZmqSettings {
     positive(pollInterval, "pollInterval");
@@ -56,7 +60,8 @@ public record ZmqSettings(
 
   /**
    * 50 ms poll, reconnect 100 ms … 5 s, 1 s handshake, 100k messages per socket, 2 s replay bound,
-   * 5 s replay back-off, 300 ms settle time, catch-up on, idle probe after 1 s.
+   * 5 s replay back-off, 300 ms settle time, catch-up on, idle probe after 1 s, SUB sockets
+   * connect.
    */
   public static ZmqSettings defaults() {
     return new ZmqSettings(
@@ -69,7 +74,50 @@ public record ZmqSettings(
         Duration.ofSeconds(5),
         Duration.ofMillis(300),
         true,
-        Duration.ofSeconds(1));
+        Duration.ofSeconds(1),
+        false);
+  }
+
+  /** Settings whose SUB sockets connect (every caller but the relay in bind mode). */
+  public ZmqSettings(
+      Duration pollInterval,
+      Duration reconnectInterval,
+      Duration reconnectIntervalMax,
+      Duration handshakeInterval,
+      int receiveHighWaterMark,
+      Duration replayTimeout,
+      Duration replayBackoff,
+      Duration settleTime,
+      boolean catchUpOnFirstMessage,
+      Duration idleProbe) {
+    this(
+        pollInterval,
+        reconnectInterval,
+        reconnectIntervalMax,
+        handshakeInterval,
+        receiveHighWaterMark,
+        replayTimeout,
+        replayBackoff,
+        settleTime,
+        catchUpOnFirstMessage,
+        idleProbe,
+        false);
+  }
+
+  /** These settings with {@link #bindSub()} set to {@code bind}. */
+  public ZmqSettings withBindSub(boolean bind) {
+    return new ZmqSettings(
+        pollInterval,
+        reconnectInterval,
+        reconnectIntervalMax,
+        handshakeInterval,
+        receiveHighWaterMark,
+        replayTimeout,
+        replayBackoff,
+        settleTime,
+        catchUpOnFirstMessage,
+        idleProbe,
+        bind);
   }
 
   private static void positive(Duration d, String name) {

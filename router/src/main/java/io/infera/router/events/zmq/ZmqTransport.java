@@ -308,7 +308,13 @@ public final class ZmqTransport extends TransportThread implements EventTranspor
     sub.setHandshakeIvl((int) settings.handshakeInterval().toMillis());
     sub.subscribe(ZMQ.SUBSCRIPTION_ALL);
     try {
-      sub.connect(s.key.endpoint());
+      if (settings.bindSub()) {
+        // The engine's PUB connects to us (docs/contracts.md, "KV-event sockets"); a port still
+        // held (a previous socket's linger) throws and is retried like a failed connect.
+        sub.bind(s.key.endpoint());
+      } else {
+        sub.connect(s.key.endpoint());
+      }
     } catch (RuntimeException e) {
       // jeromq resolves host names synchronously: an unknown host throws here, ZMQ won't retry.
       sub.close();

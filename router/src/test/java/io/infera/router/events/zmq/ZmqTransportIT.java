@@ -96,6 +96,55 @@ class ZmqTransportIT {
     assertThat(transport.counters().missedMessages()).isZero();
   }
 
+  /**
+   * The relay's {@code --zmq-mode bind}: an engine given a loopback endpoint connects its PUB (as
+   * vLLM and SGLang do for anything but a wildcard), the SUB binds; its replay ROUTER still binds
+   * and the transport still connects to it.
+   */
+  @Test
+  void aBoundSubReceivesFromAConnectingPublisherAndReplaysFromItsBoundRouter() throws Exception {
+    int port = FakeVllmPublisher.freePort();
+    FakeVllmPublisher pub =
+        track(FakeVllmPublisher.builder().connect(true).port(port).replay(true).start());
+    for (int i = 0; i < 3; i++) {
+      pub.publishStored(new long[] {500L + i}, null, range(16 * i, 16)); // nobody bound yet
+    }
+    ZmqTransport transport = start(ZmqSettings.defaults().withBindSub(true));
+    transport.workersChanged(
+        List.of(worker(W0, "tcp://127.0.0.1:" + port, pub.replayEndpoint(), 1)));
+    awaitSubscribed(pub, W0);
+    assertThat(pub.connectedSubscribers()).isEqualTo(1);
+
+    long mark = pub.nextSeq();
+    for (int i = 0; i < 20; i++) {
+      pub.publishStored(new long[] {900L + i}, null, range(16 * i, 16));
+    }
+    long last = pub.nextSeq() - 1;
+    await().atMost(Duration.ofSeconds(5)).until(() -> sink.hasLive(W0, last));
+    assertThat(sink.from(W0, mark))
+        .extracting(Got::seq)
+        .containsExactlyElementsOf(seqs(mark, last + 1));
+    // The three batches published before the SUB was bound came from the replay socket.
+    await().atMost(Duration.ofSeconds(5)).until(() -> sink.from(W0, 0).size() >= last + 1);
+    assertThat(sink.from(W0, 0).subList(0, 3)).allMatch(Got::replayed);
+    assertThat(transport.counters().connectFailures()).isZero();
+  }
+
+  /** Without bind mode, nobody binds: a connecting engine and a connecting SUB never meet. */
+  @Test
+  void aConnectingSubAndAConnectingPublisherNeverMeet() throws Exception {
+    int port = FakeVllmPublisher.freePort();
+    FakeVllmPublisher pub = track(FakeVllmPublisher.builder().connect(true).port(port).start());
+    ZmqTransport transport = start(ZmqSettings.defaults());
+    transport.workersChanged(List.of(worker(W0, "tcp://127.0.0.1:" + port, null, 1)));
+    for (int i = 0; i < 10; i++) {
+      pub.publish();
+      Thread.sleep(50);
+    }
+    assertThat(sink.from(W0, 0)).isEmpty();
+    assertThat(pub.connectedSubscribers()).isZero();
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = ReplayLayout.class,

@@ -6,7 +6,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -132,10 +131,6 @@ final class SteadyClient implements AutoCloseable {
     }
     int i = (int) Math.ceil(q * sorted.length) - 1;
     return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
-  }
-
-  static String fmt(double[] xs) {
-    return Arrays.toString(xs);
   }
 
   @Override

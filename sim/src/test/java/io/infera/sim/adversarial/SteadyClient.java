@@ -109,12 +109,19 @@ final class SteadyClient implements AutoCloseable {
         first);
   }
 
-  /** Successful calls that started in [{@code fromNanos}, {@code toNanos}). */
-  int answered(long fromNanos, long toNanos) {
+  /**
+   * Calls that ended at or after {@code fromNanos} and started before {@code toNanos}, whatever
+   * their outcome: the router analysed each of them in that window, give or take the one call per
+   * thread in flight at either end.
+   */
+  int overlapping(long fromNanos, long toNanos) {
     return (int)
-        calls.stream()
-            .filter(c -> c.ok() && c.startNanos() >= fromNanos && c.endNanos() < toNanos)
-            .count();
+        calls.stream().filter(c -> c.endNanos() >= fromNanos && c.startNanos() < toNanos).count();
+  }
+
+  /** The number of client threads (calls in flight at once). */
+  int threads() {
+    return threads.size();
   }
 
   /** Blocks until the client has seen {@code n} answers after {@code fromNanos}. */

@@ -6,7 +6,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -110,12 +109,19 @@ final class SteadyClient implements AutoCloseable {
         first);
   }
 
-  /** Successful calls that started in [{@code fromNanos}, {@code toNanos}). */
-  int answered(long fromNanos, long toNanos) {
+  /**
+   * Calls that ended at or after {@code fromNanos} and started before {@code toNanos}, whatever
+   * their outcome: the router analysed each of them in that window, give or take the one call per
+   * thread in flight at either end.
+   */
+  int overlapping(long fromNanos, long toNanos) {
     return (int)
-        calls.stream()
-            .filter(c -> c.ok() && c.startNanos() >= fromNanos && c.endNanos() < toNanos)
-            .count();
+        calls.stream().filter(c -> c.endNanos() >= fromNanos && c.startNanos() < toNanos).count();
+  }
+
+  /** The number of client threads (calls in flight at once). */
+  int threads() {
+    return threads.size();
   }
 
   /** Blocks until the client has seen {@code n} answers after {@code fromNanos}. */
@@ -132,10 +138,6 @@ final class SteadyClient implements AutoCloseable {
     }
     int i = (int) Math.ceil(q * sorted.length) - 1;
     return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
-  }
-
-  static String fmt(double[] xs) {
-    return Arrays.toString(xs);
   }
 
   @Override

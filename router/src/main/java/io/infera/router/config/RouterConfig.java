@@ -110,6 +110,24 @@ public record RouterConfig(
       auth = auth == null ? NatsAuth.NONE : auth;
     }
 
+    /** With the default outage delay. */
+    public Nats(
+        String url,
+        String stream,
+        String subjectPrefix,
+        String snapshotBucket,
+        boolean shareLoad,
+        NatsAuth auth) {
+      this(
+          url,
+          stream,
+          subjectPrefix,
+          snapshotBucket,
+          shareLoad,
+          DEFAULT_OUTAGE_READY_AFTER_MS,
+          auth);
+    }
+
     /** Anonymous, without TLS, with the default outage delay. */
     public Nats(
         String url, String stream, String subjectPrefix, String snapshotBucket, boolean shareLoad) {

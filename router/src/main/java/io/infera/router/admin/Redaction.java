@@ -22,12 +22,28 @@ public final class Redaction {
   private static final Pattern USERINFO =
       Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^/\\s?#\"]*@");
 
-  private static final Pattern SECRET_KEY =
-      Pattern.compile(
-          "(?i).*(token|password|passwd|secret|credential|nkey|seed|jwt|authorization|api_?key).*");
+  /** Words of a key that name a secret. */
+  private static final java.util.Set<String> SECRET_WORDS =
+      java.util.Set.of(
+          "token",
+          "password",
+          "passwd",
+          "secret",
+          "credential",
+          "credentials",
+          "creds",
+          "nkey",
+          "seed",
+          "jwt",
+          "authorization",
+          "apikey");
 
-  /** Keys that name a secret's place, not the secret ({@code token_file} is a path). */
-  private static final Pattern PLACE_KEY = Pattern.compile("(?i).*(file|path|_set|required).*");
+  /** Words that make a key name a secret's place or state, not the secret ({@code token_file}). */
+  private static final java.util.Set<String> PLACE_WORDS =
+      java.util.Set.of("file", "path", "dir", "required", "set", "configured", "source", "ref");
+
+  /** Splits {@code auth_token}, {@code authToken}, {@code api-key} into lower-case words. */
+  private static final Pattern WORD_BREAK = Pattern.compile("[_\\-.\\s]+|(?<=[a-z0-9])(?=[A-Z])");
 
   private Redaction() {}
 
@@ -67,7 +83,18 @@ public final class Redaction {
   }
 
   static boolean isSecretKey(String key) {
-    return SECRET_KEY.matcher(key).matches() && !PLACE_KEY.matcher(key).matches();
+    boolean secret = false;
+    String previous = "";
+    for (String w : WORD_BREAK.split(key)) {
+      String word = w.toLowerCase(java.util.Locale.ROOT);
+      if (PLACE_WORDS.contains(word)) {
+        return false;
+      }
+      // "api_key" and "apiKey" are one word here.
+      secret |= SECRET_WORDS.contains(word) || (previous.equals("api") && word.equals("key"));
+      previous = word;
+    }
+    return secret;
   }
 
   /** {@code s} with the user info of every URL in it replaced by {@code ***}. */

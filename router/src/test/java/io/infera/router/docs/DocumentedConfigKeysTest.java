@@ -28,7 +28,7 @@ class DocumentedConfigKeysTest {
   /** Top-level RouterConfig keys: a backticked path starting with one is a config key. */
   private static final Pattern KEY =
       Pattern.compile(
-          "`((?:model|mustUnderstand|loraAdapters|pageSize|tokenizer|policy|events|discovery|limits|listen)"
+          "`((?:model|mustUnderstand|loraAdapters|pageSize|tokenizer|policy|events|discovery|limits|listen|admin)"
               + "(?:\\.[A-Za-z]+)*)`");
 
   /** The repository root (surefire passes it as {@code infera.repo}). */

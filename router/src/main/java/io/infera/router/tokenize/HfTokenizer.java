@@ -40,10 +40,10 @@ public final class HfTokenizer implements AutoCloseable {
 
   /**
    * The longest text one native call gets by default. Measured (docs/operations.md, "Tokenization
-   * budget"): the native tokenizer takes about 170 bytes of memory per input character, so pieces
-   * of this size stay far below the router's 1 GiB even when several run at once.
+   * budget"): one call takes up to about 300 bytes of native memory per character (CJK, digits), so
+   * a piece of this size costs under 80 MB even when several run at once in a 1 GiB router.
    */
-  public static final int DEFAULT_MAX_PIECE_CHARS = 1 << 20;
+  public static final int DEFAULT_MAX_PIECE_CHARS = 1 << 18;
 
   /** The size texts are cut to when they may be cut (pieces end at the last boundary before). */
   static final int CHUNK_CHARS = 1 << 16;

@@ -54,6 +54,7 @@ public final class HfTokenizer implements AutoCloseable {
   private final String origin;
   private final boolean chunksPlain;
   private final boolean chunksWithSpecial;
+  private final boolean cutsAtPunctuation;
 
   private HfTokenizer(HuggingFaceTokenizer tokenizer, List<AddedToken> added, String origin) {
     this.tokenizer = tokenizer;
@@ -63,6 +64,12 @@ public final class HfTokenizer implements AutoCloseable {
     boolean cuttable = ChunkBoundaries.addedTokensAllowCuts(addedTokens);
     this.chunksPlain = cuttable && ChunkBoundaries.verify(this::encodeOnce, false);
     this.chunksWithSpecial = cuttable && ChunkBoundaries.verify(this::encodeOnce, true);
+    this.cutsAtPunctuation =
+        chunksPlain
+            && chunksWithSpecial
+            && ChunkBoundaries.addedTokensAllowPunctuationCuts(addedTokens)
+            && ChunkBoundaries.verify(this::encodeOnce, false, true)
+            && ChunkBoundaries.verify(this::encodeOnce, true, true);
   }
 
   /** Builds the tokenizer from {@code tokenizer.json} bytes. */
@@ -123,7 +130,9 @@ public final class HfTokenizer implements AutoCloseable {
       }
       return encodeOnce(s, addSpecialTokens);
     }
-    int[] cuts = ChunkBoundaries.cuts(s, Math.min(chunkChars, maxPieceChars), maxPieceChars);
+    int[] cuts =
+        ChunkBoundaries.cuts(
+            s, Math.min(chunkChars, maxPieceChars), maxPieceChars, cutsAtPunctuation);
     int[] out = new int[Math.max(16, s.length() / 2)];
     int n = 0;
     int from = 0;
@@ -172,6 +181,11 @@ public final class HfTokenizer implements AutoCloseable {
 
   public boolean cutsWithSpecial() {
     return chunksWithSpecial;
+  }
+
+  /** True when texts are also cut at punctuation after a letter (CJK text): checked at load. */
+  public boolean cutsAtPunctuation() {
+    return cutsAtPunctuation;
   }
 
   /**

@@ -249,7 +249,7 @@ public record RouterConfig(
       int analysisQueue) {
 
     public static final int DEFAULT_TOKENIZE_MAX_CHARS = 8 << 20;
-    public static final int DEFAULT_TOKENIZE_MAX_PIECE_CHARS = 1 << 20;
+    public static final int DEFAULT_TOKENIZE_MAX_PIECE_CHARS = 1 << 18;
     public static final long DEFAULT_IN_FLIGHT_BYTES = 96L << 20;
     public static final int DEFAULT_QUEUE = 256;
 

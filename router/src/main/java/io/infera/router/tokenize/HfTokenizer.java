@@ -40,10 +40,10 @@ public final class HfTokenizer implements AutoCloseable {
 
   /**
    * The longest text one native call gets by default. Measured (docs/operations.md, "Tokenization
-   * budget"): the native tokenizer takes about 170 bytes of memory per input character, so pieces
-   * of this size stay far below the router's 1 GiB even when several run at once.
+   * budget"): one call takes up to about 300 bytes of native memory per character (CJK, digits), so
+   * a piece of this size costs under 80 MB even when several run at once in a 1 GiB router.
    */
-  public static final int DEFAULT_MAX_PIECE_CHARS = 1 << 20;
+  public static final int DEFAULT_MAX_PIECE_CHARS = 1 << 18;
 
   /** The size texts are cut to when they may be cut (pieces end at the last boundary before). */
   static final int CHUNK_CHARS = 1 << 16;
@@ -54,6 +54,7 @@ public final class HfTokenizer implements AutoCloseable {
   private final String origin;
   private final boolean chunksPlain;
   private final boolean chunksWithSpecial;
+  private final boolean cutsAtPunctuation;
 
   private HfTokenizer(HuggingFaceTokenizer tokenizer, List<AddedToken> added, String origin) {
     this.tokenizer = tokenizer;
@@ -63,6 +64,12 @@ public final class HfTokenizer implements AutoCloseable {
     boolean cuttable = ChunkBoundaries.addedTokensAllowCuts(addedTokens);
     this.chunksPlain = cuttable && ChunkBoundaries.verify(this::encodeOnce, false);
     this.chunksWithSpecial = cuttable && ChunkBoundaries.verify(this::encodeOnce, true);
+    this.cutsAtPunctuation =
+        chunksPlain
+            && chunksWithSpecial
+            && ChunkBoundaries.addedTokensAllowPunctuationCuts(addedTokens)
+            && ChunkBoundaries.verify(this::encodeOnce, false, true)
+            && ChunkBoundaries.verify(this::encodeOnce, true, true);
   }
 
   /** Builds the tokenizer from {@code tokenizer.json} bytes. */
@@ -123,7 +130,9 @@ public final class HfTokenizer implements AutoCloseable {
       }
       return encodeOnce(s, addSpecialTokens);
     }
-    int[] cuts = ChunkBoundaries.cuts(s, Math.min(chunkChars, maxPieceChars), maxPieceChars);
+    int[] cuts =
+        ChunkBoundaries.cuts(
+            s, Math.min(chunkChars, maxPieceChars), maxPieceChars, cutsAtPunctuation);
     int[] out = new int[Math.max(16, s.length() / 2)];
     int n = 0;
     int from = 0;
@@ -172,6 +181,11 @@ public final class HfTokenizer implements AutoCloseable {
 
   public boolean cutsWithSpecial() {
     return chunksWithSpecial;
+  }
+
+  /** True when texts are also cut at punctuation after a letter (CJK text): checked at load. */
+  public boolean cutsAtPunctuation() {
+    return cutsAtPunctuation;
   }
 
   /**

@@ -35,6 +35,55 @@ class ChunkBoundariesTest {
     assertThat(ChunkBoundaries.isBoundary(text, at)).isEqualTo(boundary);
   }
 
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      value = {
+        "中文，文本|2|true",
+        "中文。|2|true",
+        "word.|4|false",
+        "word,x|4|false",
+        "a_b|1|false",
+        "a-b|1|false",
+        "word…|4|true",
+        "文—x|1|true",
+        "文«x|1|false",
+        "it's|2|false",
+        "it’s|2|false",
+        "3.14|1|false",
+        "a..|2|false",
+        "é.|2|false",
+        "ab+c|2|false",
+        "ab c|2|true",
+        ".a|0|false"
+      })
+  void aPunctuationBoundaryIsAMarkRightAfterALetter(String text, int at, boolean boundary) {
+    assertThat(ChunkBoundaries.isBoundary(text, at, true)).isEqualTo(boundary);
+    assertThat(ChunkBoundaries.isBoundary(text, at, false))
+        .isEqualTo(ChunkBoundaries.isBoundary(text, at));
+  }
+
+  @Test
+  void anAddedTokenHoldingAPunctuationCutPointTurnsThoseCutsOff() {
+    HfTokenizer.AddedToken cjk =
+        new HfTokenizer.AddedToken(9, "<文，>", true, false, false, false, false);
+    HfTokenizer.AddedToken plain =
+        new HfTokenizer.AddedToken(1, "<|im_start|>", true, false, false, false, false);
+    assertThat(ChunkBoundaries.addedTokensAllowPunctuationCuts(List.of(plain))).isTrue();
+    assertThat(ChunkBoundaries.addedTokensAllowPunctuationCuts(List.of(plain, cjk))).isFalse();
+  }
+
+  @Test
+  void cjkTextIsCutAtItsPunctuationWithTheSameTokens() {
+    HfTokenizer t = TestTokenizers.qwen3().tokenizer();
+    assertThat(t.cutsAtPunctuation()).isTrue();
+    String cjk = "中文文本，日本語のテキスト。한국어 텍스트！".repeat(40);
+    assertThat(t.encode(cjk, false, 64, 32)).isEqualTo(t.encodeWhole(cjk, false));
+    assertThatThrownBy(() -> t.encode("中".repeat(65), false, 64, 32))
+        .isInstanceOf(TokenizeBudgetException.class);
+  }
+
   @Test
   void aBoundaryAfterASupplementaryLetterIsFound() {
     String s = "\uD835\uDC00 \uD835\uDC01"; // MATHEMATICAL BOLD CAPITAL A, space, B

@@ -91,7 +91,7 @@ class ChunkCutProperties {
     int cut = 0;
     for (String text : texts) {
       int chunk = 1 + r.nextInt(Math.max(1, text.length() / 2));
-      int[] cuts = ChunkBoundaries.cuts(text, chunk, Integer.MAX_VALUE);
+      int[] cuts = ChunkBoundaries.cuts(text, chunk, Integer.MAX_VALUE, t.cutsAtPunctuation());
       cut += cuts.length > 0 ? 1 : 0;
       assertThat(t.encode(text, false, Integer.MAX_VALUE, chunk))
           .as("ids of %s cut at %d", text, chunk)
@@ -105,19 +105,20 @@ class ChunkCutProperties {
   void cutsAreAscendingBoundariesAndPiecesRespectTheLimit(
       @ForAll("hostileText") String text,
       @ForAll @IntRange(min = 1, max = 30) int chunk,
-      @ForAll @IntRange(min = 1, max = 200) int maxPiece) {
+      @ForAll @IntRange(min = 1, max = 200) int maxPiece,
+      @ForAll boolean punctuation) {
     int[] cuts;
     try {
-      cuts = ChunkBoundaries.cuts(text, chunk, maxPiece);
+      cuts = ChunkBoundaries.cuts(text, chunk, maxPiece, punctuation);
     } catch (TokenizeBudgetException refused) {
       // refused only when some stretch between usable boundaries is really over the limit
-      assertThat(longestUncuttable(text, chunk)).isGreaterThan(maxPiece);
+      assertThat(longestUncuttable(text, chunk, punctuation)).isGreaterThan(maxPiece);
       return;
     }
     int from = 0;
     for (int c : cuts) {
       assertThat(c).isGreaterThan(from);
-      assertThat(ChunkBoundaries.isBoundary(text, c)).isTrue();
+      assertThat(ChunkBoundaries.isBoundary(text, c, punctuation)).isTrue();
       assertThat(c - from).isLessThanOrEqualTo(maxPiece);
       from = c;
     }
@@ -125,8 +126,8 @@ class ChunkCutProperties {
   }
 
   /** The longest piece the greedy cut leaves (recomputed without a limit). */
-  private static int longestUncuttable(String text, int chunk) {
-    int[] cuts = ChunkBoundaries.cuts(text, chunk, Integer.MAX_VALUE);
+  private static int longestUncuttable(String text, int chunk, boolean punctuation) {
+    int[] cuts = ChunkBoundaries.cuts(text, chunk, Integer.MAX_VALUE, punctuation);
     int longest = 0;
     int from = 0;
     for (int c : cuts) {

@@ -6,6 +6,7 @@ import io.infera.router.config.RouterConfig.StaticWorker;
 import io.infera.router.config.RouterConfig.TokenizerMode;
 import io.infera.router.config.RouterConfig.Transport;
 import io.infera.router.tokenize.HubNames;
+import io.infera.router.tokenize.TemplateBudget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -329,7 +330,20 @@ public final class ConfigLoader {
         "shutdownTimeoutMs",
         "breakerFailures",
         "breakerCooldownMs",
-        "breakerMaxCooldownMs");
+        "breakerMaxCooldownMs",
+        "templateOutputChars",
+        "templateOutputPerInputChar",
+        "templateSteps",
+        "templateStepsPerInputChar",
+        "templateMaxDepth");
+    TemplateBudget tb = TemplateBudget.DEFAULTS;
+    TemplateBudget templateBudget =
+        new TemplateBudget(
+            lim.integer("templateOutputChars", tb.outputChars(), 1024, 1L << 30),
+            lim.integer("templateOutputPerInputChar", tb.outputPerInputChar(), 0, 64),
+            lim.integer("templateSteps", tb.steps(), 1000, 1L << 40),
+            lim.integer("templateStepsPerInputChar", tb.stepsPerInputChar(), 0, 4096),
+            (int) lim.integer("templateMaxDepth", tb.maxDepth(), 1, 10_000));
     RouterConfig.Limits limits =
         new RouterConfig.Limits(
             lim.integer("maxBodyBytes", 64L << 20, 1024, 1L << 31),
@@ -339,7 +353,8 @@ public final class ConfigLoader {
             lim.integer("shutdownTimeoutMs", 30_000, 0, 3_600_000),
             (int) lim.integer("breakerFailures", 3, 1, 1000),
             lim.integer("breakerCooldownMs", 1000, 1, 3_600_000),
-            lim.integer("breakerMaxCooldownMs", 30_000, 1, 3_600_000));
+            lim.integer("breakerMaxCooldownMs", 30_000, 1, 3_600_000),
+            templateBudget);
 
     ConfigNode listen = n.child("listen");
     listen.only("host", "port");

@@ -1,5 +1,6 @@
 package io.infera.router.config;
 
+import io.infera.router.tokenize.TemplateBudget;
 import java.util.List;
 
 /**
@@ -113,6 +114,7 @@ public record RouterConfig(
    * @param shutdownTimeoutMs how long graceful shutdown waits for in-flight requests
    * @param breakerFailures consecutive faults that open a worker's breaker
    * @param breakerCooldownMs first open period; doubles up to {@code breakerMaxCooldownMs}
+   * @param template the chat-template render budget ({@code limits.template*})
    */
   public record Limits(
       long maxBodyBytes,
@@ -122,7 +124,31 @@ public record RouterConfig(
       long shutdownTimeoutMs,
       int breakerFailures,
       long breakerCooldownMs,
-      long breakerMaxCooldownMs) {}
+      long breakerMaxCooldownMs,
+      TemplateBudget template) {
+
+    /** With the default template budget. */
+    public Limits(
+        long maxBodyBytes,
+        int retries,
+        long connectTimeoutMs,
+        long firstByteTimeoutMs,
+        long shutdownTimeoutMs,
+        int breakerFailures,
+        long breakerCooldownMs,
+        long breakerMaxCooldownMs) {
+      this(
+          maxBodyBytes,
+          retries,
+          connectTimeoutMs,
+          firstByteTimeoutMs,
+          shutdownTimeoutMs,
+          breakerFailures,
+          breakerCooldownMs,
+          breakerMaxCooldownMs,
+          TemplateBudget.DEFAULTS);
+    }
+  }
 
   public record Listen(String host, int port) {}
 }

@@ -52,7 +52,8 @@ public final class DefaultParts implements RouterRuntime.Parts {
       return null;
     }
     return PromptTokenizer.load(
-        TokenizerSource.resolve(config.tokenizer().path(), config.tokenizer().revision(), env),
-        PromptTokenizer.Options.defaults().withPrefixReuse(config.tokenizer().prefixReuse()));
+            TokenizerSource.resolve(config.tokenizer().path(), config.tokenizer().revision(), env),
+            PromptTokenizer.Options.defaults().withPrefixReuse(config.tokenizer().prefixReuse()))
+        .templateBudget(config.limits().template());
   }
 }

@@ -41,9 +41,9 @@ public record RenderBudget(
   /**
    * Defaults measured on real chat templates (see {@code docs/contracts.md}): 1 Mi characters plus
    * 8 per input character of output (tojson with {@code ensure_ascii} writes up to 6 per
-   * character), 2,000,000 steps plus 64 per input character, call depth 200.
+   * character), 2,000,000 steps plus 16 per input character, call depth 200.
    */
-  public static final RenderBudget DEFAULT = new RenderBudget(1 << 20, 8, 2_000_000, 64, 200);
+  public static final RenderBudget DEFAULT = new RenderBudget(1 << 20, 8, 2_000_000, 16, 200);
 
   public RenderBudget {
     if (outputChars < 1 || outputPerInputChar < 0 || steps < 1 || stepsPerInputChar < 0) {

@@ -7,6 +7,7 @@ import io.infera.router.config.RouterConfig.TokenizerMode;
 import io.infera.router.config.RouterConfig.Transport;
 import io.infera.router.nats.NatsAuth;
 import io.infera.router.tokenize.HubNames;
+import io.infera.router.tokenize.TemplateBudget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -382,7 +383,20 @@ public final class ConfigLoader {
         "headerTimeoutMs",
         "bodyTimeoutMs",
         "maxConnections",
-        "maxInFlight");
+        "maxInFlight",
+        "templateOutputChars",
+        "templateOutputPerInputChar",
+        "templateSteps",
+        "templateStepsPerInputChar",
+        "templateMaxDepth");
+    TemplateBudget tb = TemplateBudget.DEFAULTS;
+    TemplateBudget templateBudget =
+        new TemplateBudget(
+            lim.integer("templateOutputChars", tb.outputChars(), 1024, 1L << 30),
+            lim.integer("templateOutputPerInputChar", tb.outputPerInputChar(), 0, 64),
+            lim.integer("templateSteps", tb.steps(), 1000, 1L << 40),
+            lim.integer("templateStepsPerInputChar", tb.stepsPerInputChar(), 0, 4096),
+            (int) lim.integer("templateMaxDepth", tb.maxDepth(), 1, 10_000));
     RouterConfig.Limits limits =
         new RouterConfig.Limits(
             lim.integer("maxBodyBytes", 64L << 20, 1024, 1L << 31),
@@ -416,7 +430,8 @@ public final class ConfigLoader {
                         "analysisConcurrency", RouterConfig.Analysis.defaultConcurrency(), 1, 1024),
                 (int)
                     lim.integer(
-                        "analysisQueue", RouterConfig.Analysis.DEFAULT_QUEUE, 0, 1_000_000)));
+                        "analysisQueue", RouterConfig.Analysis.DEFAULT_QUEUE, 0, 1_000_000)),
+            templateBudget);
 
     ConfigNode listen = n.child("listen");
     listen.only("host", "port");

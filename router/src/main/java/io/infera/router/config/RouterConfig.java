@@ -1,6 +1,7 @@
 package io.infera.router.config;
 
 import io.infera.router.nats.NatsAuth;
+import io.infera.router.tokenize.TemplateBudget;
 import java.util.List;
 
 /**
@@ -194,6 +195,7 @@ public record RouterConfig(
    * @param breakerFailures consecutive faults that open a worker's breaker
    * @param breakerCooldownMs first open period; doubles up to {@code breakerMaxCooldownMs}
    * @param analysis the tokenization budget and the global analysis budget
+   * @param template the chat-template render budget ({@code limits.template*})
    */
   public record Limits(
       long maxBodyBytes,
@@ -204,9 +206,10 @@ public record RouterConfig(
       int breakerFailures,
       long breakerCooldownMs,
       long breakerMaxCooldownMs,
-      Analysis analysis) {
+      Analysis analysis,
+      TemplateBudget template) {
 
-    /** Limits with the default analysis budget. */
+    /** Limits with the default analysis and template budgets. */
     public Limits(
         long maxBodyBytes,
         int retries,
@@ -225,7 +228,8 @@ public record RouterConfig(
           breakerFailures,
           breakerCooldownMs,
           breakerMaxCooldownMs,
-          Analysis.defaults());
+          Analysis.defaults(),
+          TemplateBudget.DEFAULTS);
     }
   }
 

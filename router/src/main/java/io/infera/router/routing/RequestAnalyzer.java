@@ -307,8 +307,19 @@ public final class RequestAnalyzer {
         failure = e.reason();
         log.debug("not tokenized reason={} msg={}", e.reason(), e.getMessage());
       } catch (ChatTemplateException e) {
-        failure = "template";
-        log.debug("tokenize failed reason=template msg={}", e.getMessage());
+        if (e.overBudget() && prompt instanceof Prompt.Chat chat && chat.template() != null) {
+          // The client's own template: its fault, and a 400 that names the limit.
+          return bad(
+              "'chat_template' exceeds the router's template budget: "
+                  + e.describe()
+                  + " (set by "
+                  + e.budgetKey()
+                  + ")",
+              "chat_template");
+        }
+        // The model's template: route by load, as for any untokenizable prompt.
+        failure = e.overBudget() ? "template_budget" : "template";
+        log.debug("tokenize failed reason={} msg={}", failure, e.getMessage());
       } catch (TokenizerException e) {
         failure = "no_template";
       } catch (RuntimeException e) {

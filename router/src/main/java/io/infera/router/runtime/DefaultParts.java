@@ -52,11 +52,12 @@ public final class DefaultParts implements RouterRuntime.Parts {
       return null;
     }
     return PromptTokenizer.load(
-        TokenizerSource.resolve(config.tokenizer().path(), config.tokenizer().revision(), env),
-        PromptTokenizer.Options.defaults()
-            .withPrefixReuse(config.tokenizer().prefixReuse())
-            .withBudget(
-                config.limits().analysis().tokenizeMaxChars(),
-                config.limits().analysis().tokenizeMaxPieceChars()));
+            TokenizerSource.resolve(config.tokenizer().path(), config.tokenizer().revision(), env),
+            PromptTokenizer.Options.defaults()
+                .withPrefixReuse(config.tokenizer().prefixReuse())
+                .withBudget(
+                    config.limits().analysis().tokenizeMaxChars(),
+                    config.limits().analysis().tokenizeMaxPieceChars()))
+        .templateBudget(config.limits().template());
   }
 }

@@ -1,6 +1,7 @@
 package io.infera.router.tokenize;
 
 import io.infera.jinja.JinjaTemplate;
+import io.infera.jinja.RenderBudget;
 import io.infera.jinja.TemplateException;
 import java.time.Clock;
 import java.util.HashMap;
@@ -127,18 +128,25 @@ public final class ChatTemplate {
     return render(input, Clock.systemDefaultZone());
   }
 
-  /**
-   * @throws ChatTemplateException when the template fails (a user-facing, non-retryable error)
-   */
+  /** Renders with the {@linkplain TemplateBudget#DEFAULTS default budget}. */
   public String render(ChatInput input, Clock clock) {
+    return render(input, clock, TemplateBudget.DEFAULTS);
+  }
+
+  /**
+   * @param budget the render's limits, scaled by the size of {@code input}
+   * @throws ChatTemplateException when the template fails (a user-facing, non-retryable error) or
+   *     would exceed {@code budget} ({@link ChatTemplateException#overBudget()})
+   */
+  public String render(ChatInput input, Clock clock, TemplateBudget budget) {
     try {
-      return renderOrThrow(input, clock);
+      return renderOrThrow(input, clock, budget.toEngine());
     } catch (TemplateException e) {
       throw new ChatTemplateException(e);
     }
   }
 
-  private String renderOrThrow(ChatInput input, Clock clock) {
+  private String renderOrThrow(ChatInput input, Clock clock, RenderBudget budget) {
     JinjaTemplate t = fallback;
     if (input.tools() != null && named.containsKey("tool_use")) {
       t = named.get("tool_use");
@@ -149,7 +157,7 @@ public final class ChatTemplate {
     vars.put("documents", input.documents());
     vars.put("add_generation_prompt", input.addGenerationPrompt());
     vars.putAll(input.kwargs());
-    String rendered = t.render(vars, clock);
+    String rendered = t.render(vars, clock, budget);
     if (input.continueFinalMessage() && !input.messages().isEmpty()) {
       rendered = continueFinal(rendered, input.messages().get(input.messages().size() - 1));
     }

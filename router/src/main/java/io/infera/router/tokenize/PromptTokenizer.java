@@ -98,6 +98,15 @@ public final class PromptTokenizer implements AutoCloseable {
     return load(TokenizerSource.resolve(spec, revision, System.getenv()), options);
   }
 
+  /** Limits of every chat-template render (config {@code limits.template*}). */
+  private volatile TemplateBudget templateBudget = TemplateBudget.DEFAULTS;
+
+  /** Sets the budget of every later render; returns this. */
+  public PromptTokenizer templateBudget(TemplateBudget budget) {
+    this.templateBudget = java.util.Objects.requireNonNull(budget, "budget");
+    return this;
+  }
+
   public boolean hasChatTemplate() {
     return template != null;
   }
@@ -148,7 +157,7 @@ public final class PromptTokenizer implements AutoCloseable {
 
   /** Renders the chat template. */
   public String render(ChatInput input) throws TokenizerException {
-    return template().render(input, options.clock());
+    return template().render(input, options.clock(), templateBudget);
   }
 
   /** A chat: rendered, then encoded without added special tokens, reusing cached prefixes. */
@@ -187,7 +196,7 @@ public final class PromptTokenizer implements AutoCloseable {
       }
     }
     long t0 = System.nanoTime();
-    String text = t.render(input, options.clock());
+    String text = t.render(input, options.clock(), templateBudget);
     long t1 = System.nanoTime();
     Tokenized enc = encodeRenderedText(text);
     return new Tokenized(enc.ids(), text, enc.reusedTokens(), t1 - t0, enc.encodeNanos());

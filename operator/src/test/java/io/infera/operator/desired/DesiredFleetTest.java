@@ -468,6 +468,8 @@ class DesiredFleetTest {
             "nats://demo-nats:4222",
             "--worker-id",
             "$(POD_NAME)",
+            "--pool",
+            "mixed",
             "--engine",
             "vllm",
             "--block-size",
@@ -479,7 +481,11 @@ class DesiredFleetTest {
             "--snapshot-bucket",
             "snap",
             "--http-port",
-            "9400");
+            "9400",
+            "--nats-user",
+            "relay-mixed",
+            "--nats-password-file",
+            "/etc/infera-nats/auth/password");
     assertThat(relay.getPorts())
         .singleElement()
         .satisfies(

@@ -216,6 +216,7 @@ public final class DesiredRouter {
             .build());
     mounts.add(new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build());
     mounts.addAll(NatsCredentials.router(in).mounts());
+    env.addAll(NatsCredentials.routerEnv(in));
     if (files != null) {
       // The router resolves the hub id in $HF_HOME/hub (docs/operations.md, "The router's
       // tokenizer").

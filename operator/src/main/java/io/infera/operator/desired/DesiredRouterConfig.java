@@ -90,21 +90,9 @@ public final class DesiredRouterConfig {
     nats.put("stream", in.nats().stream());
     nats.put("subjectPrefix", in.nats().subjectPrefix());
     nats.put("snapshotBucket", in.nats().snapshotBucket());
-    NatsCredentials.Client c = NatsCredentials.router(in);
-    Map<String, Object> auth = new LinkedHashMap<>();
-    putIfSet(auth, "user", c.user(), null);
-    putIfSet(auth, "passwordFile", c.passwordFile(), null);
-    putIfSet(auth, "credsFile", c.credsFile(), null);
-    if (!auth.isEmpty()) {
-      nats.put("auth", auth);
-    }
-    Map<String, Object> tls = new LinkedHashMap<>();
-    putIfSet(tls, "caFile", c.caFile(), null);
-    putIfSet(tls, "certFile", c.certFile(), null);
-    putIfSet(tls, "keyFile", c.keyFile(), null);
-    if (!tls.isEmpty()) {
-      nats.put("tls", tls);
-    }
+    // The credentials (events.nats.auth.*, events.nats.tls.*) reach the router as env variables
+    // (DesiredRouter, NatsCredentials.routerEnv): a router of the previous release ignores them
+    // (and is refused by an authenticating NATS: it routes by load) instead of refusing a key.
     Map<String, Object> events = new LinkedHashMap<>();
     events.put("transport", "nats");
     events.put("nats", nats);

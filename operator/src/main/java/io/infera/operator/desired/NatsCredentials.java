@@ -139,6 +139,29 @@ public final class NatsCredentials {
     return client(in, relayUser(pool));
   }
 
+  /**
+   * The routers' credentials as the env variables the router reads for {@code events.nats.auth.*}
+   * and {@code events.nats.tls.*} (docs/contracts.md, "RouterConfig"): paths and the user name,
+   * never a secret.
+   */
+  static List<EnvVar> routerEnv(RenderInputs in) {
+    Client c = router(in);
+    List<EnvVar> env = new ArrayList<>();
+    envIfSet(env, "INFERA_NATS_USER", c.user());
+    envIfSet(env, "INFERA_NATS_PASSWORD_FILE", c.passwordFile());
+    envIfSet(env, "INFERA_NATS_CREDS", c.credsFile());
+    envIfSet(env, "INFERA_NATS_TLS_CA", c.caFile());
+    envIfSet(env, "INFERA_NATS_TLS_CERT", c.certFile());
+    envIfSet(env, "INFERA_NATS_TLS_KEY", c.keyFile());
+    return env;
+  }
+
+  private static void envIfSet(List<EnvVar> env, String name, String value) {
+    if (value != null) {
+      env.add(new EnvVarBuilder().withName(name).withValue(value).build());
+    }
+  }
+
   private static Client client(RenderInputs in, String generatedUser) {
     List<Volume> volumes = new ArrayList<>();
     List<VolumeMount> mounts = new ArrayList<>();

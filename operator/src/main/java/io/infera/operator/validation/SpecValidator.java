@@ -8,8 +8,10 @@ import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
 import io.infera.operator.api.v1alpha1.KvTransferRole;
+import io.infera.operator.api.v1alpha1.NatsAuthSpec;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.NatsSpec;
+import io.infera.operator.api.v1alpha1.NatsTlsSpec;
 import io.infera.operator.api.v1alpha1.NetworkPolicySpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
 import io.infera.operator.api.v1alpha1.PoolRole;
@@ -51,6 +53,7 @@ public final class SpecValidator {
   private static final Pattern DNS_1123_SUBDOMAIN =
       Pattern.compile(Rules.DNS_1123_SUBDOMAIN_PATTERN);
   private static final Pattern SECRET_KEY = Pattern.compile(Rules.SECRET_KEY_PATTERN);
+  private static final Pattern NATS_USER = Pattern.compile(Rules.NATS_USER_PATTERN);
   private static final Pattern HUB_ENDPOINT = Pattern.compile(Rules.HUB_ENDPOINT_PATTERN);
 
   /** The longest suffix the operator appends to the resource name for a Service. */
@@ -263,17 +266,52 @@ public final class SpecValidator {
     if (d != null) {
       maxLength(f + ".download.endpoint", d.getEndpoint(), 2048);
       pattern(f + ".download.endpoint", d.getEndpoint(), HUB_ENDPOINT, "an http(s) URL");
-      SecretKeyRef s = d.getTokenSecret();
-      if (s != null) {
-        String sf = f + ".download.tokenSecret";
-        if (s.getName() == null) {
-          add(sf + ".name", "required");
-        }
-        maxLength(sf + ".name", s.getName(), 253);
-        pattern(sf + ".name", s.getName(), DNS_1123_SUBDOMAIN, "a DNS-1123 subdomain");
-        maxLength(sf + ".key", s.getKey(), 253);
-        pattern(sf + ".key", s.getKey(), SECRET_KEY, "letters, digits, '-', '_' and '.'");
+      secretKeyRef(f + ".download.tokenSecret", d.getTokenSecret());
+    }
+  }
+
+  private void secretKeyRef(String sf, SecretKeyRef s) {
+    if (s == null) {
+      return;
+    }
+    if (s.getName() == null) {
+      add(sf + ".name", "required");
+    }
+    maxLength(sf + ".name", s.getName(), 253);
+    pattern(sf + ".name", s.getName(), DNS_1123_SUBDOMAIN, "a DNS-1123 subdomain");
+    maxLength(sf + ".key", s.getKey(), 253);
+    pattern(sf + ".key", s.getKey(), SECRET_KEY, "letters, digits, '-', '_' and '.'");
+  }
+
+  private void natsClient(NatsSpec n) {
+    if ((n.getAuth() != null || n.getTls() != null) && n.getUrl() == null) {
+      add("spec.nats", Rules.NATS_EXTERNAL_ONLY_MESSAGE);
+    }
+    NatsAuthSpec a = n.getAuth();
+    if (a != null) {
+      boolean user = a.getUser() != null && a.getPasswordSecret() != null;
+      boolean creds = a.getCredsSecret() != null;
+      boolean userPart = a.getUser() != null || a.getPasswordSecret() != null;
+      if (!((user && !creds) || (!userPart && creds))) {
+        add("spec.nats.auth", Rules.NATS_AUTH_ONE_KIND_MESSAGE);
       }
+      maxLength("spec.nats.auth.user", a.getUser(), 256);
+      pattern("spec.nats.auth.user", a.getUser(), NATS_USER, "letters, digits, '-', '_', '.', '@'");
+      secretKeyRef("spec.nats.auth.passwordSecret", a.getPasswordSecret());
+      secretKeyRef("spec.nats.auth.credsSecret", a.getCredsSecret());
+    }
+    NatsTlsSpec t = n.getTls();
+    if (t != null) {
+      if (t.getCaSecret() == null) {
+        add("spec.nats.tls.caSecret", "required");
+      }
+      secretKeyRef("spec.nats.tls.caSecret", t.getCaSecret());
+      maxLength("spec.nats.tls.clientCertSecret", t.getClientCertSecret(), 253);
+      pattern(
+          "spec.nats.tls.clientCertSecret",
+          t.getClientCertSecret(),
+          DNS_1123_SUBDOMAIN,
+          "a DNS-1123 subdomain");
     }
   }
 
@@ -287,6 +325,7 @@ public final class SpecValidator {
     if (n.getUrl() != null && n.getDeploy() != null) {
       add("spec.nats", Rules.NATS_URL_OR_DEPLOY_MESSAGE);
     }
+    natsClient(n);
     if (n.getUrl() != null && !NATS_URL.matcher(n.getUrl()).matches()) {
       add(
           "spec.nats.url",

@@ -476,6 +476,8 @@ class DesiredFleetTest {
             "nats://demo-nats:4222",
             "--worker-id",
             "$(POD_NAME)",
+            "--pool",
+            "mixed",
             "--engine",
             "vllm",
             "--block-size",
@@ -487,7 +489,11 @@ class DesiredFleetTest {
             "--snapshot-bucket",
             "snap",
             "--http-port",
-            "9400");
+            "9400",
+            "--nats-user",
+            "relay-mixed",
+            "--nats-password-file",
+            "/etc/infera-nats/auth/password");
     assertThat(relay.getPorts())
         .singleElement()
         .satisfies(

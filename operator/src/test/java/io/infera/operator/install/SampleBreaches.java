@@ -214,6 +214,16 @@ public final class SampleBreaches {
             "vllm-mixed.yaml",
             s -> InstallFiles.map(spec(s), "nats").put("url", "nats://nats.messaging:4222")),
         new CelBreach(
+            Rules.NATS_EXTERNAL_ONLY_MESSAGE,
+            "vllm-mixed.yaml",
+            s ->
+                InstallFiles.map(spec(s), "nats")
+                    .put("auth", Map.of("credsSecret", Map.of("name", "nats-creds")))),
+        new CelBreach(
+            Rules.NATS_AUTH_ONE_KIND_MESSAGE,
+            "sglang-pd.yaml",
+            s -> InstallFiles.map(spec(s), "nats").put("auth", Map.of("user", "router"))),
+        new CelBreach(
             "set either tokenizer.path or tokenizer.hub, not both",
             "sim.yaml",
             s -> InstallFiles.map(spec(s), "router", "tokenizer").put("hub", "Qwen/Qwen3-0.6B")),

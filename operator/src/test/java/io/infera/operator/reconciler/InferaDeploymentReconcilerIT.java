@@ -471,6 +471,35 @@ class InferaDeploymentReconcilerIT {
                     || r.startsWith("DELETE"));
   }
 
+  // ---------------------------------------------------------------- NATS credentials
+
+  @Test
+  void theNatsCredentialsAreGeneratedOnceAndKeptAcrossResyncs() throws Exception {
+    String ns = "natsauth";
+    InferaDeployment idep = apply(ns, "sim.yaml");
+    String name = idep.getMetadata().getName();
+    String secret = name + "-nats-auth";
+    await()
+        .atMost(WAIT)
+        .until(() -> client.secrets().inNamespace(ns).withName(secret).get() != null);
+    io.fabric8.kubernetes.api.model.Secret first =
+        client.secrets().inNamespace(ns).withName(secret).get();
+    assertThat(first.getData()).containsOnlyKeys("router", "relay-workers");
+    assertThat(first.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo(idep.getMetadata().getUid()));
+    for (String v : first.getData().values()) {
+      String password =
+          new String(
+              java.util.Base64.getDecoder().decode(v), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(password).matches("[A-Za-z][A-Za-z0-9]{39}");
+    }
+    // Several resyncs (every 300 ms): the same passwords.
+    sleep(2000);
+    assertThat(client.secrets().inNamespace(ns).withName(secret).get().getData())
+        .isEqualTo(first.getData());
+  }
+
   private static void sleep(long ms) {
     try {
       Thread.sleep(ms);

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.KvTransferRole;
+import io.infera.operator.api.v1alpha1.NatsAuthSpec;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.Rules;
@@ -150,6 +151,30 @@ class SpecValidatorTest {
             },
             "spec.nats",
             Rules.NATS_URL_OR_DEPLOY_MESSAGE),
+        new Case(
+            "nats auth without an external url",
+            i -> {
+              NatsAuthSpec a = new NatsAuthSpec();
+              SecretKeyRef creds = new SecretKeyRef();
+              creds.setName("nats-creds");
+              a.setCredsSecret(creds);
+              i.getSpec().getNats().setAuth(a);
+            },
+            "spec.nats",
+            Rules.NATS_EXTERNAL_ONLY_MESSAGE),
+        new Case(
+            "nats auth with a user and a creds file",
+            i -> {
+              i.getSpec().getNats().setUrl("nats://x:4222");
+              NatsAuthSpec a = new NatsAuthSpec();
+              SecretKeyRef s = new SecretKeyRef();
+              s.setName("nats-creds");
+              a.setCredsSecret(s);
+              a.setUser("router");
+              i.getSpec().getNats().setAuth(a);
+            },
+            "spec.nats.auth",
+            Rules.NATS_AUTH_ONE_KIND_MESSAGE),
         new Case(
             "tokenizer path and hub",
             i -> {

@@ -65,6 +65,19 @@ public final class ConfigLoader {
           Map.entry("--admin-port", "admin.port"),
           Map.entry("--model", "model"));
 
+  /**
+   * Env variables (no flags) for the NATS credentials, named as the relay's: how the operator
+   * passes them, so a router that does not know them ignores them instead of refusing a key.
+   */
+  public static final Map<String, String> NATS_ENV_KEYS =
+      Map.of(
+          "INFERA_NATS_USER", "events.nats.auth.user",
+          "INFERA_NATS_PASSWORD_FILE", "events.nats.auth.passwordFile",
+          "INFERA_NATS_CREDS", "events.nats.auth.credsFile",
+          "INFERA_NATS_TLS_CA", "events.nats.tls.caFile",
+          "INFERA_NATS_TLS_CERT", "events.nats.tls.certFile",
+          "INFERA_NATS_TLS_KEY", "events.nats.tls.keyFile");
+
   /** {@code --router-policy} → {@code INFERA_ROUTER_POLICY}, … */
   public static String envName(String flag) {
     return "INFERA_" + flag.substring(2).replace('-', '_').toUpperCase(Locale.ROOT);
@@ -98,6 +111,12 @@ public final class ConfigLoader {
       String v = env.get(envName(f.getKey()));
       if (v != null && !v.isBlank()) {
         put(tree, f.getValue(), v);
+      }
+    }
+    for (Map.Entry<String, String> e : NATS_ENV_KEYS.entrySet()) {
+      String v = env.get(e.getKey());
+      if (v != null && !v.isBlank()) {
+        put(tree, e.getValue(), v);
       }
     }
     for (Map.Entry<String, String> f : flags.entrySet()) {

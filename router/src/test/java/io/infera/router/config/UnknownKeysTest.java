@@ -43,7 +43,7 @@ class UnknownKeysTest {
       value = {
         "futureTopLevel: 3#futureTopLevel",
         "tokenizer: {path: 'builtin:qwen3', cache: {dir: /hf}}#tokenizer.cache",
-        "events: {nats: {tls: {ca: /x, verify: [1, 2]}}}#events.nats.tls",
+        "events: {nats: {compression: {ca: /x, verify: [1, 2]}}}#events.nats.compression",
         "limits: {maxBodyBytes: 2048, queueDepth: 7}#limits.queueDepth",
         "listen: {port: 9000, http2: true}#listen.http2"
       })

@@ -170,6 +170,14 @@ public final class RelayCommand implements Callable<Integer> {
   String buffer;
 
   @Option(
+      names = "--buffer-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Payload bytes of those batches held at most (default 67108864, 64 MiB); beyond, the"
+              + " same folding and resync.")
+  String bufferBytes;
+
+  @Option(
       names = "--http-port",
       paramLabel = "PORT",
       description =
@@ -297,6 +305,7 @@ public final class RelayCommand implements Callable<Integer> {
     f.put("--snapshot-every-events", snapshotEveryEvents);
     f.put("--snapshot-every", snapshotEvery);
     f.put("--buffer", buffer);
+    f.put("--buffer-bytes", bufferBytes);
     f.put("--http-port", httpPort);
     f.values().removeIf(v -> v == null);
     return f;
@@ -368,6 +377,7 @@ public final class RelayCommand implements Callable<Integer> {
       b.snapshotEvery(v.duration("--snapshot-every", every));
     }
     v.integer("--buffer").ifPresent(b::bufferBatches);
+    v.longValue("--buffer-bytes").ifPresent(b::bufferBytes);
     try {
       return b.build();
     } catch (RelayOptions.InvalidOption e) {

@@ -21,17 +21,17 @@ import net.openhft.hashing.LongHashFunction;
  *       batch already in the stream (not after a reconnect, not after its own restart), so an
  *       engine sequence that goes down means the engine restarted.
  *   <li><b>Resync marker</b>: empty payload, header {@value NatsHeaders#RESYNC} with a reason
- *       ({@value #REASON_OVERFLOW} or {@value #REASON_REORDER}), plus {@value NatsHeaders#ENGINE}
- *       and {@value NatsHeaders#BLOCK_SIZE}; no engine sequence header. It means: the relay's view
- *       of this source holds batches that are not in the stream at their place (the buffer
- *       overflowed while NATS was away, or a batch could not be stored in engine order). Before
- *       publishing the marker the relay has written a snapshot of that view to the bucket (key
- *       {@code <token>.<rank>}), and that snapshot's watermark is at least the stream sequence of
- *       every message of the subject stored before the marker. A consumer that reaches a marker
- *       must seed the source from the bucket's current snapshot of the key (any revision it reads
- *       after seeing the marker qualifies) and then apply the subject's messages whose stream
- *       sequence is greater than that snapshot's watermark. A marker at or below the watermark of
- *       the snapshot a consumer seeded is already covered: skip it.
+ *       ({@value #REASON_OVERFLOW}, {@value #REASON_REORDER} or {@value #REASON_STREAM_RESET}),
+ *       plus {@value NatsHeaders#ENGINE} and {@value NatsHeaders#BLOCK_SIZE}; no engine sequence
+ *       header. It means: the relay's view of this source holds batches that are not in the stream
+ *       at their place (the buffer overflowed while NATS was away, or a batch could not be stored
+ *       in engine order). Before publishing the marker the relay has written a snapshot of that
+ *       view to the bucket (key {@code <token>.<rank>}), and that snapshot's watermark is at least
+ *       the stream sequence of every message of the subject stored before the marker. A consumer
+ *       that reaches a marker must seed the source from the bucket's current snapshot of the key
+ *       (any revision it reads after seeing the marker qualifies) and then apply the subject's
+ *       messages whose stream sequence is greater than that snapshot's watermark. A marker at or
+ *       below the watermark of the snapshot a consumer seeded is already covered: skip it.
  * </ol>
  *
  * <h2>Snapshots</h2>
@@ -58,6 +58,12 @@ public final class RelayProtocol {
    * of the same subject had landed first), or the stream acknowledged batches out of order.
    */
   public static final String REASON_REORDER = "reorder";
+
+  /**
+   * Marker reason: the stream was deleted and recreated (its sequences started over below the
+   * relay's watermark); the relay's view holds batches the new stream never had.
+   */
+  public static final String REASON_STREAM_RESET = "stream_reset";
 
   private static final LongHashFunction XXH3 = LongHashFunction.xx3();
 

@@ -6,7 +6,6 @@ import io.infera.router.relay.StreamClient.Ack;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -30,8 +29,9 @@ import org.slf4j.LoggerFactory;
  *       was lost with the old connection), the earlier batch cannot be stored in order any more: it
  *       is folded into the view and the rank resyncs.
  *   <li><b>Overflow</b>: when the buffered batches (queued plus unacknowledged) reach {@link
- *       RelayOptions#bufferBatches()}, they are all folded into the view instead of being stored,
- *       and while NATS stays away every new batch is folded too. The affected ranks resync.
+ *       RelayOptions#bufferBatches()}, or their payload bytes {@link RelayOptions#bufferBytes()},
+ *       they are all folded into the view instead of being stored, and while NATS stays away every
+ *       new batch is folded too. The affected ranks resync.
  *   <li><b>Resync</b> of a rank, once NATS is up and nothing is in flight: a snapshot of the view
  *       at watermark W (the subject's last stored message it includes) is written, then a marker is
  *       published expecting W as the subject's last sequence. If a batch folded while its fate was
@@ -51,7 +51,7 @@ final class PublishLoop {
   private final WorkerView view;
   private final SnapshotWriter snapshots;
   private final RelayCounters counters;
-  private final BlockingQueue<RelayBatch> queue;
+  private final RelayBuffer queue;
   private final RelayMessages messages;
   private final LongSupplier nanoClock;
   private final long publishTimeoutNanos;
@@ -61,6 +61,8 @@ final class PublishLoop {
   private final InOrderPublisher inOrder;
   private final Resyncs resyncs;
   private volatile RelayBatch taken;
+  // Payload bytes of the window (written by the publishing thread, read for status).
+  private volatile long inflightBytes;
   private boolean recovering;
   private boolean overflowing;
   private int failuresInRow;
@@ -72,7 +74,7 @@ final class PublishLoop {
       WorkerView view,
       SnapshotWriter snapshots,
       RelayCounters counters,
-      BlockingQueue<RelayBatch> queue,
+      RelayBuffer queue,
       String runId) {
     this(options, client, view, snapshots, counters, queue, runId, System::nanoTime);
   }
@@ -87,7 +89,7 @@ final class PublishLoop {
       WorkerView view,
       SnapshotWriter snapshots,
       RelayCounters counters,
-      BlockingQueue<RelayBatch> queue,
+      RelayBuffer queue,
       String runId,
       LongSupplier nanoClock) {
     this.options = options;
@@ -162,6 +164,12 @@ final class PublishLoop {
     return queue.size() + (taken == null ? 0 : 1);
   }
 
+  /** Payload bytes received and not yet acknowledged: queued, taken and in flight (any thread). */
+  long bufferedBytes() {
+    RelayBatch t = taken;
+    return queue.bytes() + (t == null ? 0 : t.payload().length) + inflightBytes;
+  }
+
   /** On shutdown: a snapshot of every rank whose view changed and is not waiting for a resync. */
   void finalSnapshots() {
     long now = nanoClock.getAsLong();
@@ -208,10 +216,16 @@ final class PublishLoop {
         enterRecovery("publish failed");
         return;
       }
-      inflight.pollFirst();
-      counters.inFlight.decrementAndGet();
+      removeHead();
       acked(e.batch(), ack, false);
     }
+  }
+
+  private InFlight removeHead() {
+    InFlight e = inflight.pollFirst();
+    counters.inFlight.decrementAndGet();
+    inflightBytes -= e.batch().payload().length;
+    return e;
   }
 
   private void enterRecovery(String why) {
@@ -241,8 +255,7 @@ final class PublishLoop {
         }
         if (ack == null) {
           // A later batch of the subject is stored: this one cannot go before it any more.
-          inflight.pollFirst();
-          counters.inFlight.decrementAndGet();
+          removeHead();
           log.warn(
               "relay batch cannot be stored in engine order, folding it and resyncing rank={}"
                   + " engine_seq={} subject_last_seq={}",
@@ -255,8 +268,7 @@ final class PublishLoop {
         counters.republished.incrementAndGet();
         retried = true;
       }
-      inflight.pollFirst();
-      counters.inFlight.decrementAndGet();
+      removeHead();
       acked(e.batch(), ack, retried);
     }
     recovering = false;
@@ -277,7 +289,9 @@ final class PublishLoop {
           ack.streamSeq());
       return;
     }
-    if (ack.streamSeq() <= r.lastStreamSeq) {
+    if (ack.streamSeq() <= r.lastStreamSeq && streamWasReset(r)) {
+      resetWatermarks(r, ack.streamSeq());
+    } else if (ack.streamSeq() <= r.lastStreamSeq) {
       counters.orderViolations.incrementAndGet();
       log.warn(
           "relay batch acknowledged out of order, resyncing rank={} engine_seq={} stream_seq={}"
@@ -293,6 +307,42 @@ final class PublishLoop {
     apply(r, b);
   }
 
+  /**
+   * An acknowledgement at or below the rank's watermark: a batch stored out of order (the subject's
+   * last message is then at or above the watermark), or a stream that was deleted and recreated
+   * (its sequences started over: the subject's last message, this one, is below the watermark).
+   */
+  private boolean streamWasReset(RelayRank r) {
+    long subjectLast;
+    try {
+      subjectLast = client.lastMessage(r.subject).map(StreamClient.Stored::streamSeq).orElse(0L);
+    } catch (Exception e) {
+      log.debug("relay subject read failed rank={} error={}", r.rank, e.toString());
+      return false;
+    }
+    return subjectLast < r.lastStreamSeq;
+  }
+
+  /**
+   * The stream is new: no watermark of the old one means anything in it. Each rank starts over (at
+   * this batch for {@code r}, at 0 for the others: what of theirs the new stream has is in the
+   * window and is applied as acknowledged) and resyncs once, so that routers seed the whole view.
+   */
+  private void resetWatermarks(RelayRank r, long streamSeq) {
+    counters.streamResets.incrementAndGet();
+    log.warn(
+        "relay stream was recreated (sequence went back), watermarks start over and every rank"
+            + " resyncs once stream={} rank={} stream_seq={} watermark_was={}",
+        options.stream(),
+        r.rank,
+        streamSeq,
+        r.lastStreamSeq);
+    for (RelayRank x : ranks) {
+      x.lastStreamSeq = x == r ? streamSeq : 0;
+      markResync(x, RelayProtocol.REASON_STREAM_RESET);
+    }
+  }
+
   private void apply(RelayRank r, RelayBatch b) {
     r.eventsSinceSnapshot += view.apply(b.rank(), b.engineSeq(), b.payload());
     r.changed = true;
@@ -305,7 +355,9 @@ final class PublishLoop {
     if (buffered == 0) {
       return false;
     }
-    return buffered >= options.bufferBatches() || (overflowing && !client.connected());
+    return buffered >= options.bufferBatches()
+        || bufferedBytes() >= options.bufferBytes()
+        || (overflowing && !client.connected());
   }
 
   private void foldAll() {
@@ -325,16 +377,18 @@ final class PublishLoop {
       counters.overflows.incrementAndGet();
       log.warn(
           "relay buffer overflow: folding batches into the view instead of the stream, a resync"
-              + " follows once NATS takes them buffered={} in_flight={} bound={} nats_connected={}",
+              + " follows once NATS takes them buffered={} in_flight={} buffered_bytes={} bound={}"
+              + " bound_bytes={} nats_connected={}",
           buffered(),
           inflight.size(),
+          bufferedBytes(),
           options.bufferBatches(),
+          options.bufferBytes(),
           client.connected());
     }
     // In flight first (engine order): acknowledged ones are stored, the rest are folded.
     while (!inflight.isEmpty()) {
-      InFlight e = inflight.pollFirst();
-      counters.inFlight.decrementAndGet();
+      InFlight e = removeHead();
       Ack ack = e.future().isDone() ? e.ack() : null;
       if (ack != null) {
         acked(e.batch(), ack, false);
@@ -406,6 +460,7 @@ final class PublishLoop {
       }
       CompletableFuture<Ack> f = client.publishAsync(messages.batch(b));
       inflight.addLast(new InFlight(b, f, now, generation));
+      inflightBytes += b.payload().length;
       counters.inFlight.incrementAndGet();
       counters.published.incrementAndGet();
     }

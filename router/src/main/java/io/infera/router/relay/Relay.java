@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +46,7 @@ public final class Relay implements AutoCloseable {
   private final StreamClient client;
   private final ZmqSettings zmqSettings;
   private final RelayCounters counters = new RelayCounters();
-  private final LinkedBlockingQueue<RelayBatch> queue;
+  private final RelayBuffer queue;
   private final WorkerView view;
   private final SnapshotWriter snapshots;
   private final PublishLoop loop;
@@ -78,7 +77,11 @@ public final class Relay implements AutoCloseable {
     this.client = Objects.requireNonNull(client, "client");
     this.zmqSettings = Objects.requireNonNull(zmqSettings, "zmqSettings");
     int bound = options.bufferBatches();
-    this.queue = new LinkedBlockingQueue<>(Math.max(2 * bound, bound + 1024));
+    // Twice the publisher's bounds: it folds at those, this only holds the poller if it stalls.
+    this.queue =
+        new RelayBuffer(
+            Math.max(2 * bound, bound + 1024),
+            Math.max(2 * options.bufferBytes(), options.bufferBytes() + (1L << 20)));
     this.view = new WorkerView(options.workerId(), options.blockSize(), counters);
     this.snapshots = new SnapshotWriter(client, options, counters);
     String runId = UUID.randomUUID().toString().substring(0, 8);
@@ -125,7 +128,8 @@ public final class Relay implements AutoCloseable {
   public RelayStats stats() {
     ZmqTransport t = transport;
     counters.natsReconnects.set(client.reconnects());
-    return counters.snapshot(loop.buffered(), t == null ? null : t.counters());
+    return counters.snapshot(
+        loop.buffered(), loop.bufferedBytes(), t == null ? null : t.counters());
   }
 
   /** The ZMQ transport's source status (empty before {@link #ready()}). */

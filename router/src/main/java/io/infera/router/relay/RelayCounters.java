@@ -25,11 +25,13 @@ final class RelayCounters {
   final AtomicLong snapshotFailures = new AtomicLong();
   final AtomicLong decodeErrors = new AtomicLong();
   final AtomicLong natsReconnects = new AtomicLong();
+  final AtomicLong streamResets = new AtomicLong();
 
   /**
+   * @param bufferedBytes payload bytes received and not yet acknowledged
    * @param zmq the transport's counters, or null before it started
    */
-  RelayStats snapshot(long buffered, ZmqCounters zmq) {
+  RelayStats snapshot(long buffered, long bufferedBytes, ZmqCounters zmq) {
     return new RelayStats(
         received.get(),
         replayed.get(),
@@ -54,6 +56,8 @@ final class RelayCounters {
         natsReconnects.get(),
         zmq == null ? 0 : zmq.missedMessages(),
         zmq == null ? 0 : zmq.replayTimeouts(),
-        zmq == null ? 0 : zmq.replayMalformed());
+        zmq == null ? 0 : zmq.replayMalformed(),
+        bufferedBytes,
+        streamResets.get());
   }
 }

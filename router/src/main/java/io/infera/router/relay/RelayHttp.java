@@ -113,7 +113,13 @@ public final class RelayHttp implements AutoCloseable {
         "zmq.replay.malformed",
         "replay requests abandoned at a malformed answer",
         s.zmqReplayMalformed());
+    counter(registry, "stream.resets", "times the stream was found recreated", s.streamResets());
     gauge(registry, "buffered", "batches waiting to be published", s.buffered());
+    gauge(
+        registry,
+        "buffered.bytes",
+        "payload bytes received and not yet acknowledged",
+        s.bufferedBytes());
     gauge(registry, "in.flight", "batches published and not yet acknowledged", s.inFlight());
     gauge(registry, "ready", "1 once recovered and subscribed", relay.ready() ? 1 : 0);
     gauge(registry, "nats.connected", "1 while connected to NATS", relay.natsConnected() ? 1 : 0);

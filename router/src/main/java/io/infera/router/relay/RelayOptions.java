@@ -36,6 +36,8 @@ import java.util.regex.Pattern;
  *     on the publishing thread)
  * @param bufferBatches batches held while NATS is away (queued plus unacknowledged); beyond, the
  *     relay folds them into its view and resyncs (see {@link RelayProtocol})
+ * @param bufferBytes payload bytes of those batches held at most; beyond, the same folding and
+ *     resync (a few huge batches cannot exhaust the relay's memory under the batch bound)
  * @param publishWindow batches published and not yet acknowledged at most
  * @param publishTimeout longest wait for one acknowledgement or NATS request
  * @param reconnectWait first back-off after a failed connect or publish
@@ -60,6 +62,7 @@ public record RelayOptions(
     Duration snapshotEvery,
     Duration snapshotMinInterval,
     int bufferBatches,
+    long bufferBytes,
     int publishWindow,
     Duration publishTimeout,
     Duration reconnectWait,
@@ -73,6 +76,8 @@ public record RelayOptions(
   public static final Duration DEFAULT_SNAPSHOT_EVERY = Duration.ofSeconds(5);
   public static final Duration DEFAULT_SNAPSHOT_MIN_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_BUFFER_BATCHES = 10_000;
+  public static final long DEFAULT_BUFFER_BYTES = 64L << 20;
+  private static final long MAX_BUFFER_BYTES = 1L << 40;
   public static final int DEFAULT_PUBLISH_WINDOW = 256;
   public static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration DEFAULT_RECONNECT_WAIT = Duration.ofMillis(250);
@@ -151,6 +156,10 @@ public record RelayOptions(
     nonNegative("snapshot-min-interval", snapshotMinInterval);
     if (bufferBatches < 1) {
       throw new InvalidOption("buffer", "must be >= 1, got " + bufferBatches);
+    }
+    if (bufferBytes < 1 || bufferBytes > MAX_BUFFER_BYTES) {
+      throw new InvalidOption(
+          "buffer-bytes", "must be in [1, " + MAX_BUFFER_BYTES + "], got " + bufferBytes);
     }
     if (publishWindow < 1 || publishWindow > 65_536) {
       throw new InvalidOption("publish-window", "must be in [1, 65536], got " + publishWindow);
@@ -270,6 +279,7 @@ public record RelayOptions(
     private Duration snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
     private Duration snapshotMinInterval = DEFAULT_SNAPSHOT_MIN_INTERVAL;
     private int bufferBatches = DEFAULT_BUFFER_BATCHES;
+    private long bufferBytes = DEFAULT_BUFFER_BYTES;
     private int publishWindow = DEFAULT_PUBLISH_WINDOW;
     private Duration publishTimeout = DEFAULT_PUBLISH_TIMEOUT;
     private Duration reconnectWait = DEFAULT_RECONNECT_WAIT;
@@ -364,6 +374,11 @@ public record RelayOptions(
       return this;
     }
 
+    public Builder bufferBytes(long v) {
+      bufferBytes = v;
+      return this;
+    }
+
     public Builder publishWindow(int v) {
       publishWindow = v;
       return this;
@@ -414,6 +429,7 @@ public record RelayOptions(
           snapshotEvery,
           snapshotMinInterval,
           bufferBatches,
+          bufferBytes,
           publishWindow,
           publishTimeout,
           reconnectWait,

@@ -28,6 +28,8 @@ package io.infera.router.relay;
  * @param zmqMissed engine batches lost to a gap no replay filled
  * @param zmqReplayTimeouts replay requests with no complete answer in time
  * @param zmqReplayMalformed replay requests abandoned at an answer no engine sends
+ * @param bufferedBytes payload bytes received and not yet acknowledged (gauge)
+ * @param streamResets times the stream was found recreated (every rank resynced once)
  */
 public record RelayStats(
     long received,
@@ -53,4 +55,6 @@ public record RelayStats(
     long natsReconnects,
     long zmqMissed,
     long zmqReplayTimeouts,
-    long zmqReplayMalformed) {}
+    long zmqReplayMalformed,
+    long bufferedBytes,
+    long streamResets) {}

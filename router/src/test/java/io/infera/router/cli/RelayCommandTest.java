@@ -70,6 +70,24 @@ class RelayCommandTest {
   }
 
   @Test
+  void bufferBytesComesFromItsFlagOrVariable() {
+    assertThat(
+            RelayCommand.options(map("--worker-id", "w", "--buffer-bytes", "1048576"), map())
+                .bufferBytes())
+        .isEqualTo(1L << 20);
+    assertThat(
+            RelayCommand.options(map("--worker-id", "w"), map("INFERA_BUFFER_BYTES", "4096"))
+                .bufferBytes())
+        .isEqualTo(4096);
+    assertThatThrownBy(
+            () -> RelayCommand.options(map("--worker-id", "w", "--buffer-bytes", "0"), map()))
+        .hasMessageStartingWith("--buffer-bytes must be in [1, ");
+    assertThatThrownBy(
+            () -> RelayCommand.options(map("--worker-id", "w", "--buffer-bytes", "64MiB"), map()))
+        .hasMessageStartingWith("--buffer-bytes");
+  }
+
+  @Test
   void anEnvValueThatIsWrongNamesItsVariable() {
     assertThatThrownBy(
             () -> RelayCommand.options(map("--worker-id", "w"), map("INFERA_BUFFER", "0")))

@@ -42,6 +42,13 @@ final class FakeStreamClient implements StreamClient {
 
   // ---------------------------------------------------------------- test controls
 
+  /** The stream is deleted and created again: empty, sequences from 1, no dedupe history. */
+  synchronized void recreateStream() {
+    stream.clear();
+    dedup.clear();
+    nextSeq = 1;
+  }
+
   synchronized void down() {
     up = false;
   }

@@ -13,7 +13,6 @@ import io.infera.router.relay.FakeStreamClient.Msg;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
@@ -37,7 +36,7 @@ class PublishLoopTest {
   // Replaced by a test whose engine's attention backend forced another block size.
   private EngineScript engine = new EngineScript(BS);
   private RelayCounters counters;
-  private LinkedBlockingQueue<RelayBatch> queue;
+  private RelayBuffer queue;
   private WorkerView view;
   private SnapshotWriter snapshots;
   private PublishLoop loop;
@@ -72,7 +71,7 @@ class PublishLoopTest {
     }
     options = o;
     counters = new RelayCounters();
-    queue = new LinkedBlockingQueue<>();
+    queue = new RelayBuffer(Integer.MAX_VALUE, Long.MAX_VALUE);
     view = new WorkerView(W, BS, counters);
     snapshots = new SnapshotWriter(fake, o, counters);
     snapshots.start();
@@ -131,10 +130,11 @@ class PublishLoopTest {
         EngineScript.replay(W, 0, snap, EngineScript.of(fake.messages(subject())), BS);
     assertThat(router.viewHashes(SRC)).containsExactly(truth.viewHashes(SRC));
     assertThat(pairs(router.snapshot(SRC, 0))).isEqualTo(pairs(truth.snapshot(SRC, 0)));
-    // And from scratch, as a router without any snapshot would.
+    // And from scratch, as a router without any snapshot would (not when the view holds batches
+    // the stream does not: folded ones, or those of a stream since recreated).
     PrefixIndex scratch =
         EngineScript.replay(W, 0, null, EngineScript.of(fake.messages(subject())), BS);
-    if (counters.folded.get() == 0) {
+    if (counters.folded.get() == 0 && counters.streamResets.get() == 0) {
       assertThat(scratch.viewHashes(SRC)).containsExactly(truth.viewHashes(SRC));
     }
   }
@@ -263,6 +263,101 @@ class PublishLoopTest {
         .containsEntry(NatsHeaders.RESYNC, RelayProtocol.REASON_OVERFLOW);
     assertThat(counters.resyncs.get()).isEqualTo(1);
     assertViewsAgree(35);
+  }
+
+  /** Batches {@code from..to-1} as the ingest filter passes them (not queued yet). */
+  private List<RelayBatch> batches(long from, long to) {
+    List<RelayBatch> out = new java.util.ArrayList<>();
+    for (long i = from; i < to; i++) {
+      out.addAll(filter.accept(0, engine.frames(i, 0), false, System.nanoTime()));
+    }
+    return out;
+  }
+
+  private static long bytes(List<RelayBatch> batches) {
+    return batches.stream().mapToLong(b -> b.payload().length).sum();
+  }
+
+  @Test
+  void theBufferIsBoundedInBytesFoldingAtTheBoundAndNotBelowIt() throws Exception {
+    start(opts().bufferBatches(1000).bufferBytes(1).build());
+    // Measure the payloads first: the bound is exactly the bytes of batches 4..13.
+    List<RelayBatch> below = batches(4, 13);
+    List<RelayBatch> last = batches(13, 14);
+    long bound = bytes(below) + bytes(last);
+    start(opts().bufferBatches(1000).bufferBytes(bound).build());
+    engine(0, 4);
+    runUntilIdle();
+    long before = fake.messages().size();
+    fake.down();
+    queue.addAll(batches(4, 13));
+    steps(5);
+    // One batch short of the bound: held, nothing folded.
+    assertThat(loop.bufferedBytes()).isEqualTo(bound - bytes(last));
+    assertThat(counters.overflows.get()).isZero();
+    assertThat(counters.folded.get()).isZero();
+    queue.addAll(batches(13, 14));
+    steps(5);
+    // At the bound: folded into the view, counted, a resync due.
+    assertThat(counters.overflows.get()).isEqualTo(1);
+    assertThat(counters.folded.get()).isEqualTo(10);
+    assertThat(loop.bufferedBytes()).isZero();
+    assertThat(loop.resyncPending(0)).isTrue();
+    assertThat(fake.messages()).hasSize((int) before);
+    fake.up();
+    runUntilIdle();
+    engine(14, 18);
+    runUntilIdle();
+    assertThat(engineSeqs()).containsExactly(0L, 1L, 2L, 3L, 14L, 15L, 16L, 17L);
+    assertThat(counters.resyncs.get()).isEqualTo(1);
+    assertViewsAgree(18);
+  }
+
+  @Test
+  void theIngestBufferRefusesPastItsByteBoundButAlwaysTakesOneBatch() {
+    RelayBatch big = new RelayBatch(0, 1, new byte[100], 0, 0, 1);
+    RelayBuffer b = new RelayBuffer(10, 150);
+    assertThat(b.offer(big)).isTrue();
+    // 200 > 150: refused, nothing counted.
+    assertThat(b.offer(new RelayBatch(0, 2, new byte[100], 0, 0, 2))).isFalse();
+    assertThat(b.bytes()).isEqualTo(100);
+    // 150 == 150: at the bound, taken.
+    assertThat(b.offer(new RelayBatch(0, 2, new byte[50], 0, 0, 2))).isTrue();
+    assertThat(b.bytes()).isEqualTo(150);
+    assertThat(b.poll()).isSameAs(big);
+    assertThat(b.poll().engineSeq()).isEqualTo(2);
+    assertThat(b.bytes()).isZero();
+    // A batch larger than the bound still fits an empty buffer (it is one engine message).
+    assertThat(b.offer(new RelayBatch(0, 3, new byte[1000], 0, 0, 3))).isTrue();
+    assertThat(b.offer(new RelayBatch(0, 4, new byte[1], 0, 0, 4))).isFalse();
+  }
+
+  @Test
+  void aRecreatedStreamResetsTheWatermarkOnceAndResyncsOnce() throws Exception {
+    start(opts().build());
+    engine(0, 30);
+    runUntilIdle();
+    assertThat(loop.lastStreamSeq(0)).isEqualTo(30);
+    fake.recreateStream();
+    // The new stream numbers from 1: far below the watermark, every batch would look reordered.
+    for (long i = 30; i < 60; i += 5) {
+      engine(i, i + 5);
+      runUntilIdle();
+    }
+    assertThat(counters.streamResets.get()).isEqualTo(1);
+    assertThat(counters.resyncs.get()).isEqualTo(1);
+    assertThat(counters.orderViolations.get()).isZero();
+    List<Msg> msgs = fake.messages(subject());
+    assertThat(msgs.stream().filter(Msg::marker).toList())
+        .singleElement()
+        .satisfies(
+            m ->
+                assertThat(m.headers())
+                    .containsEntry(NatsHeaders.RESYNC, RelayProtocol.REASON_STREAM_RESET));
+    // The watermark follows the new stream: a router seeded from the marker's snapshot plus the
+    // later messages sees the whole view, old stream included.
+    assertThat(loop.lastStreamSeq(0)).isEqualTo(msgs.get(msgs.size() - 1).seq());
+    assertViewsAgree(60);
   }
 
   @Test

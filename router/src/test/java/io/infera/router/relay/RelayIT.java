@@ -3,23 +3,34 @@ package io.infera.router.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.infera.router.config.Role;
+import io.infera.router.config.RouterConfig;
+import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.events.EventIngest;
 import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.events.FakeVllmPublisher.ReplayLayout;
+import io.infera.router.events.nats.NatsTransport;
+import io.infera.router.events.nats.NatsTransportIT;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.ViewSnapshot;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
+import io.infera.router.nats.JetStreamSetup;
 import io.infera.router.nats.NatsHeaders;
 import io.infera.router.nats.RelayProtocol;
 import io.infera.router.relay.StreamClient.Stored;
 import io.infera.router.testing.NatsServer;
+import io.nats.client.Connection;
+import io.nats.client.Nats;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
@@ -511,6 +522,105 @@ class RelayIT {
     assertRouterSeesTheTruth(o, 220);
     relay.close();
     assertRouterSeesTheTruth(o, 220);
+  }
+
+  @Test
+  void aStreamDeletedAndRecreatedMidRunResetsTheWatermarkOnceAndTheRouterEndsExact()
+      throws Exception {
+    NatsServer nats = track(NatsServer.start(dir.resolve("nats")));
+    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+    RelayOptions o = options(nats, pub).build();
+    Relay relay = startRelay(o);
+    // A real router following the stream the whole time.
+    PrefixIndex index = new PrefixIndex(BS);
+    EventIngest ingest = track(new EventIngest(index, 10_000).start());
+    NatsTransport router =
+        track(
+            new NatsTransport(
+                new RouterConfig.Nats(
+                    nats.url(), o.stream(), o.subjectPrefix(), o.snapshotBucket(), false),
+                BS,
+                NatsTransportIT.settings()));
+    router.start(ingest);
+    ingest.workers(Set.of(W), Set.of());
+    router.workersChanged(
+        List.of(
+            new WorkerInfo(
+                W,
+                "http://127.0.0.1:1",
+                Role.MIXED,
+                "vllm",
+                1,
+                null,
+                null,
+                WorkerInfo.Readiness.READY,
+                "it")));
+    SourceId src = new SourceId(W, 0);
+    long next = untilFlowing(pub, relay, 0);
+    for (long i = next; i < 50; i++) {
+      publish(pub, i);
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> relay.stats().acked() >= 50);
+    await().atMost(Duration.ofSeconds(20)).until(router::warm);
+
+    // The stream goes away under both, batches keep coming, then it is back (empty, from 1).
+    try (Connection nc = Nats.connect(nats.url())) {
+      nc.jetStreamManagement().deleteStream(o.stream());
+      for (long i = 50; i < 60; i++) {
+        publish(pub, i);
+      }
+      sleepMillis(500);
+      JetStreamSetup.ensureStream(nc, o.stream(), o.subjectPrefix(), o.streamLimits());
+    }
+    for (long i = 60; i < 100; i++) {
+      publish(pub, i);
+      if (i % 10 == 0) {
+        sleepMillis(20);
+      }
+    }
+    long[] truth = engine.truth(W, 100).viewHashes(src);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                relay.stats().resyncs() >= 1
+                    && relay.stats().buffered() == 0
+                    && relay.stats().inFlight() == 0
+                    && java.util.Arrays.equals(
+                        ingest.onWriter(i -> i.viewHashes(src)).get(10, TimeUnit.SECONDS), truth));
+    // Steady afterwards: no further resyncs as batches keep coming.
+    for (long i = 100; i < 120; i++) {
+      publish(pub, i);
+    }
+    long[] truth120 = engine.truth(W, 120).viewHashes(src);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                java.util.Arrays.equals(
+                    ingest.onWriter(i -> i.viewHashes(src)).get(10, TimeUnit.SECONDS), truth120));
+    RelayStats st = relay.stats();
+    System.out.printf(
+        "relay stream recreated: stream_resets=%d resyncs=%d order_violations=%d folded=%d"
+            + " publish_failures=%d router_resyncs=%d router_snapshots_seeded=%d%n",
+        st.streamResets(),
+        st.resyncs(),
+        st.orderViolations(),
+        st.folded(),
+        st.publishFailures(),
+        router.counters().resyncs(),
+        router.counters().snapshotsSeeded());
+    assertThat(st.streamResets()).isEqualTo(1);
+    assertThat(st.resyncs()).isEqualTo(1);
+    List<Stored> msgs = subject(o, 0);
+    assertThat(markers(msgs)).isEqualTo(1);
+    assertThat(msgs.stream().filter(m -> m.headers().containsKey(NatsHeaders.RESYNC)).findFirst())
+        .hasValueSatisfying(
+            m ->
+                assertThat(m.headers())
+                    .containsEntry(NatsHeaders.RESYNC, RelayProtocol.REASON_STREAM_RESET));
+    assertThat(router.sources()).allSatisfy(s -> assertThat(s.degraded()).isFalse());
+    assertRouterSeesTheTruth(o, 120);
   }
 
   private static void sleepMillis(long ms) {

@@ -32,6 +32,9 @@ class RelayOptionsTest {
     assertThat(o.snapshotEveryEvents()).isEqualTo(1000);
     assertThat(o.snapshotEvery()).isEqualTo(Duration.ofSeconds(5));
     assertThat(o.bufferBatches()).isEqualTo(10_000);
+    assertThat(o.bufferBytes()).isEqualTo(64L << 20);
+    assertThat(valid().bufferBytes(1L << 40).build().bufferBytes()).isEqualTo(1L << 40);
+    assertThat(valid().bufferBytes(1).build().bufferBytes()).isEqualTo(1);
     assertThat(o.replayEndpoint()).isNull();
     assertThat(o.subject(1))
         .isEqualTo("infera.kv.events.static." + EventSubjects.token(o.workerId()) + ".1");
@@ -65,6 +68,9 @@ class RelayOptionsTest {
         bad("snapshot-every-events", b -> b.snapshotEveryEvents(0)),
         bad("snapshot-every", b -> b.snapshotEvery(Duration.ZERO)),
         bad("buffer", b -> b.bufferBatches(0)),
+        bad("buffer-bytes", b -> b.bufferBytes(0)),
+        bad("buffer-bytes", b -> b.bufferBytes(-1)),
+        bad("buffer-bytes", b -> b.bufferBytes((1L << 40) + 1)),
         bad("publish-window", b -> b.publishWindow(0)),
         bad("reconnect-wait-max", b -> b.reconnectWaitMax(Duration.ofMillis(1))));
   }

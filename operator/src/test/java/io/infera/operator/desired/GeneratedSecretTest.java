@@ -134,17 +134,23 @@ class GeneratedSecretTest {
 
   @Test
   void theRoutersDefaultMemoryGrowsWithTheIndexCapAndAnExplicitOneWins() {
-    assertThat(Defaults.routerMemory(null)).isEqualTo(new Quantity("1Gi"));
-    // 1 Gi + 10 M blocks × 100 B / 0.7 = 1024 Mi + 1362.4 Mi, rounded up.
-    assertThat(Defaults.routerMemory(10_000_000L)).isEqualTo(new Quantity("2387Mi"));
-    assertThat(Defaults.routerMemory(1L)).isEqualTo(new Quantity("1025Mi"));
+    assertThat(Defaults.routerMemory(null, 1)).isEqualTo(new Quantity("1Gi"));
+    // (448 Mi + 10 M blocks × 144 B) / 0.7 = 2601.9 Mi, rounded up.
+    assertThat(Defaults.routerMemory(10_000_000L, 1).toString()).isEqualTo("2602Mi");
+    // 65 ranks widen every block by 40 B: (448 Mi + 10 M × 184 B) / 0.7 = 3146.8 Mi.
+    assertThat(Defaults.routerMemory(10_000_000L, 64).toString()).isEqualTo("2602Mi");
+    assertThat(Defaults.routerMemory(10_000_000L, 65).toString()).isEqualTo("3147Mi");
+    // The router's default cap (1.8 M blocks) needs 994 Mi: never below the 1 Gi default.
+    assertThat(Defaults.routerMemory(1_800_000L, 1).toString()).isEqualTo("1024Mi");
+    assertThat(Defaults.routerMemory(1L, 1).toString()).isEqualTo("1024Mi");
     InferaDeployment idep = idep(Engine.VLLM, PoolRole.MIXED);
     RouterIndexSpec index = new RouterIndexSpec();
     index.setMaxBlocks(10_000_000L);
     idep.getSpec().getRouter().setIndex(index);
     Fleet f = fleet(idep);
     var router = f.routerDeployment().getSpec().getTemplate().getSpec().getContainers().get(0);
-    assertThat(router.getResources().getLimits().get("memory")).isEqualTo(new Quantity("2387Mi"));
+    assertThat(router.getResources().getLimits().get("memory").toString()).isEqualTo("2602Mi");
+    assertThat(router.getResources().getRequests().get("memory").toString()).isEqualTo("2602Mi");
     assertThat(f.routerConfigMap().getData().get("router.yaml")).contains("maxBlocks: 10000000");
     idep.getSpec().getRouter().getResources().setMemory(new Quantity("3Gi"));
     router =

@@ -67,26 +67,36 @@ public final class Defaults {
   public static final String JAVA_TOOL_OPTIONS = "-XX:MaxRAMPercentage=70.0";
 
   /**
-   * Heap bytes one indexed block costs the router (hash-map entry, its worker set and the
-   * per-worker bookkeeping), for sizing only. An estimate until the index measures its own; change
-   * it here, the sizing rule in docs/operations.md ("Sizing the router") follows.
+   * Heap bytes one block of the router's index cap ({@code index.maxBlocks}) takes at worst, in a
+   * fleet of at most 64 worker ranks: the router's {@code PrefixIndex.BYTES_PER_BLOCK}
+   * (docs/operations.md, "Sizing the index"). The operator's copy: change both together.
    */
-  public static final long ROUTER_INDEX_BYTES_PER_BLOCK = 100L;
+  public static final long ROUTER_INDEX_BYTES_PER_BLOCK = 144L;
+
+  /** Extra bytes per block of the cap for every 64 worker ranks beyond the first 64. */
+  public static final long ROUTER_INDEX_BYTES_PER_BLOCK_PER_64_RANKS = 40L;
+
+  /** Heap a router needs besides its index: the router's {@code PrefixIndex.HEAP_RESERVE_BYTES}. */
+  public static final long ROUTER_HEAP_RESERVE_BYTES = 448L << 20;
 
   /**
-   * The router's default memory with {@code spec.router.index.maxBlocks}: {@link #ROUTER_MEMORY}
-   * (what a router needs without a large index) plus the index's bytes over the heap fraction,
-   * rounded up to a MiB; {@link #ROUTER_MEMORY} without a cap.
+   * The router's default memory with {@code spec.router.index.maxBlocks} over {@code ranks} worker
+   * ranks (the pools' replicas × data-parallel size): (reserve + the cap's worst-case index bytes)
+   * / the heap fraction, rounded up to a MiB, and never below {@link #ROUTER_MEMORY}; {@link
+   * #ROUTER_MEMORY} without a cap (the router's default cap fits it).
    */
-  public static io.fabric8.kubernetes.api.model.Quantity routerMemory(Long indexMaxBlocks) {
+  public static io.fabric8.kubernetes.api.model.Quantity routerMemory(
+      Long indexMaxBlocks, int ranks) {
     if (indexMaxBlocks == null) {
       return new io.fabric8.kubernetes.api.model.Quantity(ROUTER_MEMORY);
     }
     long mib = 1L << 20;
-    long index = (long) Math.ceil(indexMaxBlocks * ROUTER_INDEX_BYTES_PER_BLOCK / HEAP_FRACTION);
-    long base = 1024L * mib;
-    long total = (base + index + mib - 1) / mib;
-    return new io.fabric8.kubernetes.api.model.Quantity(total + "Mi");
+    long widen = Math.max(0, (ranks - 1) / 64);
+    long perBlock =
+        ROUTER_INDEX_BYTES_PER_BLOCK + widen * ROUTER_INDEX_BYTES_PER_BLOCK_PER_64_RANKS;
+    double heap = ROUTER_HEAP_RESERVE_BYTES + (double) indexMaxBlocks * perBlock;
+    long total = (long) Math.ceil(heap / HEAP_FRACTION / mib);
+    return new io.fabric8.kubernetes.api.model.Quantity(Math.max(1024L, total) + "Mi");
   }
 
   /** Non-root uid/gid of Infera's images and NATS. */

@@ -40,8 +40,17 @@ public final class DesiredRouter {
   /** Pod-template annotation with the RouterConfig's SHA-256: a new config rolls the routers. */
   public static final String CONFIG_HASH_ANNOTATION = "infera.io/config-hash";
 
-  /** The router's listening port name (API, /health, /ready, /metrics). */
+  /** The router's public port name (the OpenAI API, /health, /ready). */
   public static final String HTTP_PORT_NAME = "http";
+
+  /** The admin port's name (/v1/admin/*, /v1/workers, /metrics; RouterConfig admin.port). */
+  public static final String ADMIN_PORT_NAME = "admin";
+
+  /** The generated Secret's admin token, mounted read-only: RouterConfig admin.tokenFile. */
+  static final String ADMIN_TOKEN_VOLUME = "admin-token";
+
+  public static final String ADMIN_TOKEN_DIR = "/var/run/secrets/infera/admin";
+  public static final String ADMIN_TOKEN_PATH = ADMIN_TOKEN_DIR + "/token";
 
   private static final String CONFIG_VOLUME = "config";
   private static final String TMP_VOLUME = "tmp";
@@ -72,7 +81,7 @@ public final class DesiredRouter {
     Map<String, String> annotations = new TreeMap<>();
     annotations.put(CONFIG_HASH_ANNOTATION, DesiredRouterConfig.hash(in));
     annotations.put("prometheus.io/scrape", "true");
-    annotations.put("prometheus.io/port", Integer.toString(Defaults.ROUTER_PORT));
+    annotations.put("prometheus.io/port", Integer.toString(Defaults.ROUTER_ADMIN_PORT));
     annotations.put("prometheus.io/path", "/metrics");
     return new DeploymentBuilder()
         .withMetadata(meta(in))
@@ -115,6 +124,18 @@ public final class DesiredRouter {
         .withNewEmptyDir()
         .withSizeLimit(new Quantity("1Gi"))
         .endEmptyDir()
+        .endVolume()
+        .addNewVolume()
+        .withName(ADMIN_TOKEN_VOLUME)
+        .withNewSecret()
+        .withSecretName(Names.generatedSecret(in.name()))
+        .addNewItem()
+        .withKey(GeneratedSecret.ADMIN_TOKEN_KEY)
+        .withPath("token")
+        .endItem()
+        // Readable by the router's group only (fsGroup); the API server's default mode is 0644.
+        .withDefaultMode(0440)
+        .endSecret()
         .endVolume()
         .addAllToVolumes(hfVolume(in))
         .addAllToVolumes(NatsCredentials.router(in).volumes())
@@ -217,6 +238,12 @@ public final class DesiredRouter {
     mounts.add(new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build());
     mounts.addAll(NatsCredentials.router(in).mounts());
     env.addAll(NatsCredentials.routerEnv(in));
+    mounts.add(
+        new VolumeMountBuilder()
+            .withName(ADMIN_TOKEN_VOLUME)
+            .withMountPath(ADMIN_TOKEN_DIR)
+            .withReadOnly(true)
+            .build());
     if (files != null) {
       // The router resolves the hub id in $HF_HOME/hub (docs/operations.md, "The router's
       // tokenizer").
@@ -239,6 +266,11 @@ public final class DesiredRouter {
         .withContainerPort(Defaults.ROUTER_PORT)
         .withProtocol("TCP")
         .endPort()
+        .addNewPort()
+        .withName(ADMIN_PORT_NAME)
+        .withContainerPort(Defaults.ROUTER_ADMIN_PORT)
+        .withProtocol("TCP")
+        .endPort()
         .withStartupProbe(Common.httpProbe("/health", HTTP_PORT_NAME, 2, 60, 2))
         .withLivenessProbe(Common.httpProbe("/health", HTTP_PORT_NAME, 10, 3, 2))
         .withReadinessProbe(Common.httpProbe("/ready", HTTP_PORT_NAME, 5, 2, 2))
@@ -253,7 +285,10 @@ public final class DesiredRouter {
         .build();
   }
 
-  /** ClusterIP Service in front of the router replicas: the endpoint clients use. */
+  /**
+   * ClusterIP Service in front of the router replicas: the endpoint clients use, and the admin port
+   * the operator's status reader uses (the NetworkPolicy admits only the operator and a scraper).
+   */
   public static Service service(RenderInputs in) {
     return new ServiceBuilder()
         .withMetadata(meta(in))
@@ -264,6 +299,12 @@ public final class DesiredRouter {
         .withName(HTTP_PORT_NAME)
         .withPort(Defaults.ROUTER_PORT)
         .withTargetPort(new IntOrString(HTTP_PORT_NAME))
+        .withProtocol("TCP")
+        .endPort()
+        .addNewPort()
+        .withName(ADMIN_PORT_NAME)
+        .withPort(Defaults.ROUTER_ADMIN_PORT)
+        .withTargetPort(new IntOrString(ADMIN_PORT_NAME))
         .withProtocol("TCP")
         .endPort()
         .endSpec()

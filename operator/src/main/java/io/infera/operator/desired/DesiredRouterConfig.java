@@ -131,6 +131,10 @@ public final class DesiredRouterConfig {
     Map<String, Object> listen = new LinkedHashMap<>();
     listen.put("port", Defaults.ROUTER_PORT);
     doc.put("listen", listen);
+
+    // No admin keys: the router's admin port defaults to Defaults.ROUTER_ADMIN_PORT, and
+    // admin.tokenFile (the mounted ADMIN_TOKEN_PATH) would make a previous router, which refuses
+    // unknown keys, exit (docs/operations.md, "Admin port").
     return doc;
   }
 

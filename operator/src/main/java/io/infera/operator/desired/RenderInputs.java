@@ -236,7 +236,7 @@ public record RenderInputs(
         engine,
         or(spec.getPageSize(), d.getPageSize()),
         spec.getPythonHashSeed(),
-        router(or(spec.getRouter(), d.getRouter())),
+        router(or(spec.getRouter(), d.getRouter()), ranks(pools)),
         nats(or(spec.getNats(), d.getNats())),
         networkPolicy(or(spec.getNetworkPolicy(), d.getNetworkPolicy())),
         pools);
@@ -301,7 +301,16 @@ public record RenderInputs(
         : new LabelSelectorBuilder().withMatchLabels(new TreeMap<>(labels)).build();
   }
 
-  private static RouterSettings router(RouterSpec r) {
+  /** Worker ranks the routers index: every pool's replicas × data-parallel size. */
+  private static int ranks(List<PoolSettings> pools) {
+    long n = 0;
+    for (PoolSettings p : pools) {
+      n += (long) p.replicas() * p.dataParallelSize();
+    }
+    return (int) Math.min(Integer.MAX_VALUE, n);
+  }
+
+  private static RouterSettings router(RouterSpec r, int ranks) {
     RouterSpec d = new RouterSpec();
     ComputeResources res = or(r.getResources(), new ComputeResources());
     TokenizerSpec t = or(r.getTokenizer(), new TokenizerSpec());
@@ -327,7 +336,9 @@ public record RenderInputs(
         tok,
         maxBlocks,
         copy(res.getCpu(), Defaults.ROUTER_CPU),
-        res.getMemory() != null ? copy(res.getMemory(), null) : Defaults.routerMemory(maxBlocks));
+        res.getMemory() != null
+            ? copy(res.getMemory(), null)
+            : Defaults.routerMemory(maxBlocks, ranks));
   }
 
   private static NatsSettings nats(NatsSpec n) {

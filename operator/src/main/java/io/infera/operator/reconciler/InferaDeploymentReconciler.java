@@ -3,6 +3,7 @@ package io.infera.operator.reconciler;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -20,6 +21,8 @@ import io.infera.operator.dependent.RouterDependents;
 import io.infera.operator.desired.BuildResult;
 import io.infera.operator.desired.Defaults;
 import io.infera.operator.desired.DesiredFleet;
+import io.infera.operator.desired.GeneratedSecret;
+import io.infera.operator.desired.Names;
 import io.infera.operator.desired.RenderInputs;
 import io.infera.operator.status.ChildObserver;
 import io.infera.operator.status.Observation;
@@ -36,8 +39,10 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -204,7 +209,8 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
             .observation(
                 generation == null ? 0 : generation,
                 outcome,
-                () -> routers.fetch(name, ns, Defaults.ROUTER_PORT));
+                () ->
+                    routers.fetch(name, ns, Defaults.ROUTER_ADMIN_PORT, adminToken(context, name)));
     InferaDeploymentStatus previous = idep.getStatus();
     InferaDeploymentStatus next = StatusAggregator.aggregate(previous, observed, clock.instant());
     if (outcome instanceof Observation.Invalid invalid
@@ -223,6 +229,22 @@ public final class InferaDeploymentReconciler implements Reconciler<InferaDeploy
       }
     }
     return control.rescheduleAfter(resync);
+  }
+
+  /**
+   * The routers' admin token from the generated Secret in the informer's cache (no API call), or
+   * null before the Secret exists.
+   */
+  private static String adminToken(Context<InferaDeployment> context, String name) {
+    String secret = Names.generatedSecret(name);
+    return context
+        .getSecondaryResourcesAsStream(Secret.class)
+        .filter(s -> secret.equals(s.getMetadata().getName()) && s.getData() != null)
+        .map(s -> s.getData().get(GeneratedSecret.ADMIN_TOKEN_KEY))
+        .filter(Objects::nonNull)
+        .map(v -> new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8))
+        .findFirst()
+        .orElse(null);
   }
 
   /**

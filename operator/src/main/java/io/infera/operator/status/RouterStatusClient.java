@@ -68,18 +68,27 @@ public final class RouterStatusClient {
 
   /** Asks the routers of {@code namespace/name}; returns within about {@code timeout}. */
   public RouterFetch fetch(String name, String namespace, int port) {
+    return fetch(name, namespace, port, null);
+  }
+
+  /**
+   * Asks the routers' admin port with the bearer token they require ({@code admin.tokenFile}), or
+   * none when {@code token} is null or blank (a Secret not yet read: the router then answers 401,
+   * which is reported as unknown, not as an error).
+   */
+  public RouterFetch fetch(String name, String namespace, int port, String token) {
     URI url;
     try {
       url = url(name, namespace, port);
     } catch (IllegalArgumentException e) {
       return new RouterFetch.Unknown("bad router status URL: " + e.getMessage());
     }
-    HttpRequest request =
-        HttpRequest.newBuilder(url)
-            .timeout(timeout)
-            .header("Accept", "application/json")
-            .GET()
-            .build();
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(url).timeout(timeout).header("Accept", "application/json").GET();
+    if (token != null && !token.isBlank()) {
+      builder.header("Authorization", "Bearer " + token.strip());
+    }
+    HttpRequest request = builder.build();
     CompletableFuture<HttpResponse<byte[]>> call =
         http.sendAsync(request, info -> new LimitedBody(MAX_BODY_BYTES));
     try {

@@ -363,9 +363,24 @@ class DesiredFleetTest {
       assertThat(router.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/ready");
       assertThat(router.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/health");
       assertThat(router.getPorts()).anyMatch(p -> p.getContainerPort() == 8000);
+      assertThat(router.getPorts())
+          .anyMatch(p -> p.getContainerPort() == 8081 && p.getName().equals("admin"));
+      // Probes stay on the public port; /metrics moved to the admin port.
+      assertThat(router.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("http");
+      assertThat(f.routerService().getSpec().getPorts())
+          .extracting(p -> p.getName() + ":" + p.getPort())
+          .containsExactly("http:8000", "admin:8081");
+      assertThat(router.getVolumeMounts())
+          .anyMatch(m -> m.getMountPath().equals(DesiredRouter.ADMIN_TOKEN_DIR) && m.getReadOnly());
+      assertThat(f.routerDeployment().getSpec().getTemplate().getSpec().getVolumes())
+          .anyMatch(
+              v ->
+                  v.getSecret() != null
+                      && v.getSecret().getSecretName().equals("demo-infera")
+                      && v.getSecret().getItems().get(0).getKey().equals("adminToken"));
       assertThat(f.routerDeployment().getSpec().getTemplate().getMetadata().getAnnotations())
           .containsEntry("prometheus.io/path", "/metrics")
-          .containsEntry("prometheus.io/port", "8000");
+          .containsEntry("prometheus.io/port", "8081");
     }
   }
 

@@ -63,6 +63,37 @@ class RouterStatusClientTest {
   }
 
   @Test
+  void theAdminTokenIsSentAsABearerAndNoneWithoutOne() throws Exception {
+    java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+    s.createContext(
+        "/",
+        ex -> {
+          String auth = ex.getRequestHeaders().getFirst("Authorization");
+          seen.add(String.valueOf(auth));
+          boolean ok = "Bearer s3cret".equals(auth);
+          byte[] b = (ok ? "{\"workers\":[]}" : "unauthorized").getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(ok ? 200 : 401, b.length);
+          try (OutputStream out = ex.getResponseBody()) {
+            out.write(b);
+          }
+        });
+    s.start();
+    try {
+      int port = s.getAddress().getPort();
+      assertThat(client(port).fetch("demo", "ns", 8081, "s3cret\n"))
+          .isInstanceOf(RouterFetch.Known.class);
+      assertThat(client(port).fetch("demo", "ns", 8081, null))
+          .isEqualTo(new RouterFetch.Unknown("GET /ns/demo/v1/admin/status answered HTTP 401"));
+      assertThat(client(port).fetch("demo", "ns", 8081, " "))
+          .isEqualTo(new RouterFetch.Unknown("GET /ns/demo/v1/admin/status answered HTTP 401"));
+      assertThat(seen).containsExactly("Bearer s3cret", "null", "null");
+    } finally {
+      s.stop(0);
+    }
+  }
+
+  @Test
   void aTooLargeAnswerIsUnknown() throws Exception {
     String huge =
         "{\"workers\":[],\"pad\":\"" + "x".repeat(RouterStatusClient.MAX_BODY_BYTES) + "\"}";

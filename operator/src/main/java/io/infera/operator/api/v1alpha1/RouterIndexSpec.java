@@ -13,8 +13,9 @@ public class RouterIndexSpec {
   @Max(Rules.MAX_INDEX_BLOCKS)
   @JsonPropertyDescription(
       "Cap on the blocks the router's index holds over all workers (RouterConfig"
-          + " index.maxBlocks). Unset: the router's own default. The router's default memory grows"
-          + " with it (docs/operations.md, \"Sizing the router\").")
+          + " index.maxBlocks). Unset: the router's own default (1800000, which 1Gi holds). Set,"
+          + " the router's default memory becomes (448Mi + maxBlocks x 144 B) / 0.70 (docs/"
+          + "operations.md, \"Sizing the index\").")
   private Long maxBlocks;
 
   public Long getMaxBlocks() {

@@ -49,7 +49,7 @@ public class RouterSpec {
 
   @JsonPropertyDescription(
       "CPU and memory of each router replica (requests; memory also limit). Default memory: 1Gi,"
-          + " or more when index.maxBlocks needs it (docs/operations.md, \"Sizing the router\").")
+          + " or more when index.maxBlocks needs it (docs/operations.md, \"Sizing the index\").")
   private ComputeResources resources = new ComputeResources();
 
   public Integer getReplicas() {

@@ -77,6 +77,9 @@ class RequestBodyFuzzTest {
     Random rng = new Random(SEED);
     Map<String, Integer> outcomes = new TreeMap<>();
     long heapBefore = usedHeapAfterGc();
+    java.lang.management.ThreadMXBean cpu =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long cpu0 = cpu.getCurrentThreadCpuTime();
     long t0 = System.nanoTime();
     long bytes = 0;
     for (int i = 0; i < BODIES; i++) {
@@ -106,10 +109,12 @@ class RequestBodyFuzzTest {
       outcomes.merge(outcome, 1, Integer::sum);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
+    double cpuSeconds = (cpu.getCurrentThreadCpuTime() - cpu0) / 1e9;
     long heapGrowth = usedHeapAfterGc() - heapBefore;
     System.out.printf(
-        "RequestBodyFuzzTest: %d bodies (%.1f MB) in %.1f s, seed %d, retained heap %+d KiB: %s%n",
-        BODIES, bytes / 1e6, seconds, SEED, heapGrowth / 1024, outcomes);
+        "RequestBodyFuzzTest: %d bodies (%.1f MB) in %.1f s (%.1f s CPU), seed %d, retained heap"
+            + " %+d KiB: %s%n",
+        BODIES, bytes / 1e6, seconds, cpuSeconds, SEED, heapGrowth / 1024, outcomes);
     assertThat(outcomes.getOrDefault("routed by load (tokenizer_error)", 0))
         .as("tokenizer errors (a RuntimeException the analysis swallowed)")
         .isZero();

@@ -582,6 +582,28 @@ class ZmqTransportIT {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void aPollerKilledByAnErrorIsCountedAndRestartedAndDeliversAgain() throws Exception {
+    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+    ZmqTransport transport = start(ZmqSettings.defaults());
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    transport.bindTo(registry);
+    transport.workersChanged(List.of(worker(W0, pub, 1)));
+    awaitSubscribed(pub, W0);
+    sink.errorNext.set(1);
+    pub.publishStored(new long[] {7}, null, range(0, 32));
+    await().atMost(Duration.ofSeconds(5)).until(() -> transport.crashes() == 1);
+    assertThat(registry.get("infera.events.thread.crashes").functionCounter().count())
+        .isEqualTo(1.0);
+    // The restarted poller opens the sources again on a fresh context and delivers.
+    awaitSubscribed(pub, W0);
+    await().atMost(Duration.ofSeconds(5)).until(() -> transport.threadProblem() == null);
+    await().atMost(Duration.ofSeconds(5)).until(transport::warm);
+    assertThat(transport.status().notReadyReason()).isNull();
+    assertThat(transport.crashes()).isEqualTo(1);
+  }
+
   // ------------------------------------------------------------------------------ helpers
 
   private ZmqTransport start(ZmqSettings settings) {
@@ -692,12 +714,16 @@ class ZmqTransportIT {
   private static final class RecordingSink implements EventSink {
     final List<Got> deliveries = new CopyOnWriteArrayList<>();
     final AtomicInteger failNext = new AtomicInteger();
+    final AtomicInteger errorNext = new AtomicInteger();
 
     @Override
     public void accept(Delivery d) {
       if (d instanceof Delivery.Live l) {
         if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
           throw new IllegalStateException("sink failure for the test");
+        }
+        if (errorNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          throw new StackOverflowError("injected");
         }
         deliveries.add(new Got(l.worker(), l.socketRank(), l.frames(), false));
       } else if (d instanceof Delivery.Replayed r) {

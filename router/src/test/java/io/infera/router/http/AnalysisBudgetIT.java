@@ -62,11 +62,13 @@ class AnalysisBudgetIT {
   @Test
   void justUnderTheBudgetIsTokenizedAndJustOverIsRoutedByLoadAndServed() throws Exception {
     Map<?, ?> at =
-        (Map<?, ?>) Json.parse(router.post("/v1/admin/explain", completion(words(2000))).body());
+        (Map<?, ?>)
+            Json.parse(router.adminPost("/v1/admin/explain", completion(words(2000))).body());
     assertThat(at.get("tokenize_failure")).isNull();
     assertThat(((Number) at.get("prompt_tokens")).intValue()).isPositive();
 
-    HttpResponse<String> overExplain = router.post("/v1/admin/explain", completion(words(2001)));
+    HttpResponse<String> overExplain =
+        router.adminPost("/v1/admin/explain", completion(words(2001)));
     assertThat(overExplain.statusCode()).isEqualTo(200);
     Map<?, ?> over = (Map<?, ?>) Json.parse(overExplain.body());
     assertThat(over.get("tokenize_failure")).isEqualTo("too_long");
@@ -108,7 +110,7 @@ class AnalysisBudgetIT {
       assertThat(err.get("code")).isEqualTo("analysis_budget_full");
       assertThat(err.get("type")).isEqualTo("rate_limit_exceeded");
       assertThat((String) err.get("message")).contains("limits.analysisQueue=1");
-      HttpResponse<String> e = router.post("/v1/admin/explain", completion("hi"));
+      HttpResponse<String> e = router.adminPost("/v1/admin/explain", completion("hi"));
       assertThat(e.statusCode()).isEqualTo(429);
     } finally {
       release.countDown();

@@ -399,6 +399,8 @@ final class Renderer {
       if (!(m instanceof Map<?, ?> map)) {
         throw TemplateException.runtime("argument after ** must be a mapping");
       }
+      // f(**d) copies d into the call's keywords (and a macro's kwargs): charged per call.
+      meter.items(map.size() * 2L);
       map.forEach((k, v) -> out.keywords.put(PyText.str(k), v));
     }
     return out;

@@ -14,5 +14,10 @@
  * Every failure is a {@link io.infera.jinja.TemplateException} whose kind mirrors Jinja2's
  * exception types. A parsed {@link io.infera.jinja.JinjaTemplate} is immutable and thread-safe;
  * each render has its own state.
+ *
+ * <p>Every render runs against a {@link io.infera.jinja.RenderBudget} (output, one value's size,
+ * total allocation, steps, call depth), scaled by the size of its variables and kept by a
+ * per-render {@code Meter} that the value helpers consult <em>before</em> they allocate; over it, a
+ * {@link io.infera.jinja.TemplateBudgetException} names the limit.
  */
 package io.infera.jinja;

@@ -117,6 +117,11 @@ final class HostileTemplates {
               "{% set d = {}.fromkeys(range(50000)|list) %}{% for i in range(10000) %}{% set x = d.items() %}{% endfor %}",
               "ALLOCATION"),
           h(
+              "kwargs-splat-in-loop",
+              "{% set d = {}.fromkeys(range(50000)|map('string')|list) %}{% macro m() %}{% endmacro %}"
+                  + "{% for i in range(100000) %}{{ m(**d) }}{% endfor %}",
+              "ALLOCATION"),
+          h(
               "namespace-dict-growth",
               "{% set ns = namespace(d={}) %}{% for i in range(100000) %}{% set ns.d = dict(ns.d, **{('k' ~ i): i}) %}{% endfor %}",
               "ALLOCATION"),

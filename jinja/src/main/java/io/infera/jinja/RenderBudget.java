@@ -35,6 +35,13 @@ public record RenderBudget(
   /** Bits one integer may have (Python's int is unbounded; {@code 10 ** 10 ** 9} is not). */
   public static final int INTEGER_BITS = 1 << 16;
 
+  /**
+   * Input beyond this size buys no more budget. Without the cap a body of tens of megabytes of tiny
+   * values (16 units each) would scale a hostile template's allowance to near a gigabyte; a
+   * million-token chat has an input size of about 4.2 M, below it.
+   */
+  public static final long MAX_SCALED_INPUT = 1L << 23;
+
   /** The largest string or collection a JVM can allocate, with headroom. */
   static final long MAX_VALUE = Integer.MAX_VALUE - 16;
 
@@ -71,7 +78,7 @@ public record RenderBudget(
   }
 
   private static long affine(long base, long perInput, long inputSize) {
-    long scaled = saturatedMultiply(perInput, Math.max(0, inputSize));
+    long scaled = saturatedMultiply(perInput, Math.min(MAX_SCALED_INPUT, Math.max(0, inputSize)));
     long sum = base + scaled;
     return sum < 0 ? Long.MAX_VALUE : sum;
   }

@@ -107,6 +107,16 @@ class RenderBudgetTest {
   }
 
   @Test
+  void inputBeyondTheScalingCapBuysNothingMore() {
+    RenderBudget b = RenderBudget.DEFAULT;
+    long cap = RenderBudget.MAX_SCALED_INPUT;
+    assertThat(b.outputLimit(cap + 1)).isEqualTo(b.outputLimit(cap));
+    assertThat(b.outputLimit(1L << 40)).isEqualTo(b.outputLimit(cap));
+    assertThat(b.stepLimit(1L << 40)).isEqualTo(b.stepLimit(cap));
+    assertThat(b.outputLimit(cap)).isGreaterThan(b.outputLimit(cap - 1));
+  }
+
+  @Test
   void limitsSaturateInsteadOfOverflowing() {
     RenderBudget b = new RenderBudget(Long.MAX_VALUE - 1, Long.MAX_VALUE, Long.MAX_VALUE, 7, 1);
     assertThat(b.outputLimit(Long.MAX_VALUE)).isEqualTo(Integer.MAX_VALUE - 16);

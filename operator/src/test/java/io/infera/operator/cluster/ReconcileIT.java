@@ -395,7 +395,8 @@ class ReconcileIT {
             admin.rbac().roleBindings().inNamespace(ns).list().getItems(),
             admin.apps().deployments().inNamespace(ns).list().getItems(),
             admin.services().inNamespace(ns).list().getItems(),
-            admin.apps().statefulSets().inNamespace(ns).list().getItems());
+            admin.apps().statefulSets().inNamespace(ns).list().getItems(),
+            admin.network().v1().networkPolicies().inNamespace(ns).list().getItems());
     for (List<? extends HasMetadata> l : all) {
       for (HasMetadata h : l) {
         // Every namespace has these from the server: not ours.

@@ -86,6 +86,7 @@ class RenderDryRunIT {
         .containsExactlyInAnyOrder(
             "ConfigMap",
             "Deployment",
+            "NetworkPolicy",
             "Role",
             "RoleBinding",
             "Service",

@@ -153,11 +153,13 @@ class SchemaRefusalIT {
     // Every sample leaves something to the defaults, and the server fills in what the CRD says.
     assertThat(defaulted.get("config/samples/sim.yaml"))
         .contains(
-            "spec.pythonHashSeed=0",
+            "spec.networkPolicy={enabled=true}",
             "spec.pools[0].role=mixed",
             "spec.pools[0].dataParallelSize=1",
             "spec.pools[0].resources.gpu=0",
-            "spec.nats.stream=INFERA_KV_EVENTS");
+            "spec.nats.stream=INFERA_KV_EVENTS")
+        // No default seed any more: the operator generates one per deployment.
+        .noneMatch(f -> f.startsWith("spec.pythonHashSeed"));
   }
 
   /**

@@ -132,9 +132,13 @@ class EngineReleasesIT {
   void everyDataParallelRankBindsThePortsTheRelayReads() {
     int max = Rules.MAX_DATA_PARALLEL_SIZE;
     List<String> pub =
-        IntStream.range(0, max).mapToObj(r -> "tcp://*:" + (Defaults.ZMQ_PORT + r)).toList();
+        IntStream.range(0, max)
+            .mapToObj(r -> "tcp://127.0.0.1:" + (Defaults.ZMQ_PORT + r))
+            .toList();
     List<String> replay =
-        IntStream.range(0, max).mapToObj(r -> "tcp://*:" + (Defaults.REPLAY_PORT + r)).toList();
+        IntStream.range(0, max)
+            .mapToObj(r -> "tcp://127.0.0.1:" + (Defaults.REPLAY_PORT + r))
+            .toList();
     for (JsonNode engine : List.of(vllm, sglang)) {
       assertThat(ranks(engine, "pub")).isEqualTo(pub);
       assertThat(ranks(engine, "replay")).isEqualTo(replay);

@@ -90,7 +90,7 @@ class InferaDeploymentReconcilerIT {
     String ns = "create";
     Fleet desired = desired(idep);
 
-    await().atMost(WAIT).untilAsserted(() -> assertThat(children(ns)).hasSize(11));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(children(ns)).hasSize(14));
     Map<String, HasMetadata> actual = children(ns);
     assertThat(actual.keySet())
         .containsExactlyInAnyOrder(
@@ -104,7 +104,10 @@ class InferaDeploymentReconcilerIT {
             "StatefulSet/sim-nats",
             "Service/sim-nats",
             "Deployment/sim-workers",
-            "Service/sim-workers");
+            "Service/sim-workers",
+            "NetworkPolicy/sim-nats",
+            "NetworkPolicy/sim-router",
+            "NetworkPolicy/sim-workers");
     for (HasMetadata want : desired.all()) {
       HasMetadata got = actual.get(want.getKind() + "/" + want.getMetadata().getName());
       assertThat(got).as(want.getKind() + " " + want.getMetadata().getName()).isNotNull();
@@ -346,7 +349,7 @@ class InferaDeploymentReconcilerIT {
     await()
         .atMost(WAIT)
         .until(() -> deployment(ns, "sim-extra") != null && deployment(ns, "sim-workers") != null);
-    await().atMost(WAIT).until(() -> children(ns).size() == 13);
+    await().atMost(WAIT).until(() -> children(ns).size() == 17);
 
     edit(
         ns,
@@ -362,6 +365,15 @@ class InferaDeploymentReconcilerIT {
             () -> {
               assertThat(deployment(ns, "sim-extra")).isNull();
               assertThat(client.services().inNamespace(ns).withName("sim-extra").get()).isNull();
+              assertThat(
+                      client
+                          .network()
+                          .v1()
+                          .networkPolicies()
+                          .inNamespace(ns)
+                          .withName("sim-extra")
+                          .get())
+                  .isNull();
             });
     // Nothing else went: the router's and NATS' objects share the pools' informers and kinds.
     assertThat(children(ns).keySet())
@@ -375,6 +387,9 @@ class InferaDeploymentReconcilerIT {
             "Service/sim-router",
             "StatefulSet/sim-nats",
             "Service/sim-nats",
+            "NetworkPolicy/sim-nats",
+            "NetworkPolicy/sim-router",
+            "NetworkPolicy/sim-workers",
             "Deployment/sim-workers",
             "Service/sim-workers");
     InferaDeployment seen = awaitStatus(ns, "sim", s -> s.getObservedGeneration() == 3L);
@@ -390,7 +405,7 @@ class InferaDeploymentReconcilerIT {
   void routerViewIsFoldedIntoTheStatus() {
     String ns = "view";
     apply(ns, "sim.yaml");
-    await().atMost(WAIT).until(() -> children(ns).size() == 11);
+    await().atMost(WAIT).until(() -> children(ns).size() == 14);
     routers.answer(ns, "sim", 200, FakeRouters.status(3, 4200, 0.25, 0.4567, false));
     cluster.rollOut(ns, "sim");
 
@@ -542,6 +557,7 @@ class InferaDeploymentReconcilerIT {
     all.addAll(client.apps().deployments().inNamespace(ns).list().getItems());
     all.addAll(client.services().inNamespace(ns).list().getItems());
     all.addAll(client.apps().statefulSets().inNamespace(ns).list().getItems());
+    all.addAll(client.network().v1().networkPolicies().inNamespace(ns).list().getItems());
     for (HasMetadata h : all) {
       out.put(h.getKind() + "/" + h.getMetadata().getName(), h);
     }

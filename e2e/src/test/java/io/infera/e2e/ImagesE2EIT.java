@@ -8,11 +8,17 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.infera.operator.api.v1alpha1.InferaDeployment;
+import io.infera.operator.desired.GeneratedSecret;
+import io.infera.operator.desired.NatsCredentials;
+import io.infera.operator.desired.RenderInputs;
 import io.infera.operator.render.Renderer;
+import io.infera.operator.render.ResourceParser;
 import io.infera.router.testing.NatsServer;
 import java.io.IOException;
 import java.net.URI;
@@ -21,6 +27,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -56,6 +63,7 @@ class ImagesE2EIT {
 
   private final List<Pod> pods = new ArrayList<>();
   private PodNetwork network;
+  private Map<String, Secret> secrets = Map.of();
   private Path work;
 
   @AfterEach
@@ -93,6 +101,7 @@ class ImagesE2EIT {
         Serialization.unmarshal(((Renderer.Result.Rendered) result).text(), KubernetesList.class)
             .getItems();
     Map<String, ConfigMap> configMaps = byName(objects, ConfigMap.class);
+    secrets = generatedSecrets(Files.readString(repo.resolve("config/samples/sim.yaml")));
     Map<String, Service> services = byName(objects, Service.class);
     StatefulSet nats = byName(objects, StatefulSet.class).get("sim-nats");
     Deployment workers = byName(objects, Deployment.class).get("sim-workers");
@@ -200,6 +209,16 @@ class ImagesE2EIT {
     String base = "http://" + network.address(routerPod) + ":8000";
     // The admin endpoints are on the router's admin port (admin.port, default 8081).
     String admin = "http://" + network.address(routerPod) + ":8081";
+    // ... and require the generated token (INFERA_ADMIN_TOKEN_FILE, the mounted Secret key).
+    String token =
+        new String(
+            java.util.Base64.getDecoder()
+                .decode(secrets.get("sim-infera").getData().get(GeneratedSecret.ADMIN_TOKEN_KEY)),
+            java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(get(admin + "/v1/admin/status", null).statusCode())
+        .as("the admin port without the token")
+        .isEqualTo(401);
+    assertThat(get(admin + "/v1/admin/status", token).statusCode()).isEqualTo(200);
     String body = Files.readString(repo.resolve("docs/examples/completion.json"));
     HttpResponse<String> first = post(base + "/v1/completions", body);
     assertThat(first.statusCode()).as(first.body() + "\n" + diagnosis()).isEqualTo(200);
@@ -214,7 +233,7 @@ class ImagesE2EIT {
             "no KV events of " + workerPod + " reached the router in 30 s\n" + diagnosis());
       }
       Thread.sleep(250);
-      HttpResponse<String> view = get(admin + "/v1/admin/cache-view/" + workerPod);
+      HttpResponse<String> view = get(admin + "/v1/admin/cache-view/" + workerPod, token);
       if (view.statusCode() == 200) {
         blocks = new ObjectMapper().readTree(view.body()).path("block_count").asLong();
       }
@@ -224,7 +243,7 @@ class ImagesE2EIT {
     int hits =
         Integer.parseInt(second.headers().firstValue("x-infera-cache-hit-blocks").orElse("0"));
     assertThat(hits).as(diagnosis()).isPositive().isLessThanOrEqualTo((int) blocks);
-    JsonNode status = new ObjectMapper().readTree(get(admin + "/v1/admin/status").body());
+    JsonNode status = new ObjectMapper().readTree(get(admin + "/v1/admin/status", token).body());
     assertThat(status.toString()).contains(workerPod);
     for (Pod p : pods) {
       p.assertRunning();
@@ -257,11 +276,30 @@ class ImagesE2EIT {
             at,
             template.getSpec(),
             configMaps,
+            secrets,
             claims,
             work.resolve("pods").resolve(name),
             work.resolveSibling("logs"));
     pods.add(p);
     return p;
+  }
+
+  /**
+   * The Secrets the reconciler generates for the sample (never rendered): built by the operator's
+   * own builders with fresh random values, as on a first reconcile.
+   */
+  private static Map<String, Secret> generatedSecrets(String sample) throws Exception {
+    InferaDeployment idep = ResourceParser.parse(sample, "config/samples/sim.yaml");
+    RenderInputs in = RenderInputs.of(idep);
+    SecureRandom random = new SecureRandom();
+    Map<String, Secret> out = new java.util.LinkedHashMap<>();
+    for (Secret s :
+        List.of(
+            GeneratedSecret.build(in, Map.of(), random),
+            NatsCredentials.secret(in, Map.of(), () -> NatsCredentials.generatePassword(random)))) {
+      out.put(s.getMetadata().getName(), s);
+    }
+    return out;
   }
 
   /** /etc/hosts as the kubelet writes it, plus the Services' names (see the class comment). */
@@ -374,9 +412,12 @@ class ImagesE2EIT {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  private static HttpResponse<String> get(String uri) throws IOException, InterruptedException {
-    return HTTP.send(
-        HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(5)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+  private static HttpResponse<String> get(String uri, String bearer)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(5));
+    if (bearer != null) {
+      b.header("authorization", "Bearer " + bearer);
+    }
+    return HTTP.send(b.GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 }

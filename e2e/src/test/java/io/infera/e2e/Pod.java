@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceFieldSelector;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -75,6 +76,7 @@ final class Pod implements AutoCloseable {
   private final Path dir;
   private final Path logs;
   private final Map<String, Path> volumes = new LinkedHashMap<>();
+  private final Map<String, Secret> secrets;
   private final List<Running> running = new ArrayList<>();
   private final String uid = UUID.randomUUID().toString();
 
@@ -82,6 +84,7 @@ final class Pod implements AutoCloseable {
    * Prepares the pod's volumes under {@code dir}.
    *
    * @param configMaps the rendered ConfigMaps by name
+   * @param secrets the Secrets the operator would have generated, by name
    * @param claims the StatefulSet's volumeClaimTemplates (each a fresh directory, like a new PV)
    * @param logs where each container's output goes ({@code <pod>-<container>.log}), kept after the
    *     run
@@ -90,6 +93,7 @@ final class Pod implements AutoCloseable {
       Placement at,
       PodSpec spec,
       Map<String, ConfigMap> configMaps,
+      Map<String, Secret> secrets,
       Set<String> claims,
       Path dir,
       Path logs) {
@@ -98,6 +102,7 @@ final class Pod implements AutoCloseable {
     mkdirs(logs);
     this.spec = spec;
     this.dir = dir;
+    this.secrets = secrets;
     Long fsGroup = podSecurity().getFsGroup();
     for (Volume v : spec.getVolumes()) {
       Path d = dir.resolve("volumes").resolve(v.getName());
@@ -107,6 +112,8 @@ final class Pod implements AutoCloseable {
         ownership(d, fsGroup, fsGroup == null ? "0777" : "2777");
       } else if (v.getConfigMap() != null) {
         writeConfigMap(v, configMaps, d, fsGroup);
+      } else if (v.getSecret() != null) {
+        writeSecret(v, d, fsGroup);
       } else {
         throw new IllegalArgumentException(
             "pod " + at.name() + ": volume " + v.getName() + " of a kind this runner has not got");
@@ -409,8 +416,16 @@ final class Pod implements AutoCloseable {
     if (from.getResourceFieldRef() != null) {
       return resource(c, from.getResourceFieldRef());
     }
+    if (from.getSecretKeyRef() != null) {
+      return secretValue(from.getSecretKeyRef().getName(), from.getSecretKeyRef().getKey());
+    }
     throw new IllegalArgumentException(
-        at.name() + "/" + c.getName() + ": env " + name + ": only fieldRef and resourceFieldRef");
+        at.name()
+            + "/"
+            + c.getName()
+            + ": env "
+            + name
+            + ": only fieldRef, resourceFieldRef and secretKeyRef");
   }
 
   private String label(String path) {
@@ -473,6 +488,47 @@ final class Pod implements AutoCloseable {
       }
     }
     int mode = v.getConfigMap().getDefaultMode() == null ? 0644 : v.getConfigMap().getDefaultMode();
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      Path file = d.resolve(f.getKey());
+      PodNetwork.write(file, f.getValue());
+      ownership(file, fsGroup, Integer.toOctalString(mode));
+    }
+    ownership(d, fsGroup, "0755");
+  }
+
+  /** A Secret's key, decoded, as the kubelet gives it to env and files. */
+  private String secretValue(String secretName, String key) {
+    Secret secret = secrets.get(secretName);
+    if (secret == null) {
+      throw new IllegalStateException("pod " + at.name() + ": Secret " + secretName + " not there");
+    }
+    String b64 = secret.getData() == null ? null : secret.getData().get(key);
+    if (b64 == null) {
+      throw new IllegalStateException(
+          "pod " + at.name() + ": Secret " + secretName + " has no key " + key);
+    }
+    return new String(
+        java.util.Base64.getDecoder().decode(b64), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private void writeSecret(Volume v, Path d, Long fsGroup) {
+    String name = v.getSecret().getSecretName();
+    Secret secret = secrets.get(name);
+    if (secret == null) {
+      throw new IllegalStateException("pod " + at.name() + ": Secret " + name + " not there");
+    }
+    Map<String, String> files = new LinkedHashMap<>();
+    List<KeyToPath> items = v.getSecret().getItems();
+    if (items == null || items.isEmpty()) {
+      for (String key : secret.getData().keySet()) {
+        files.put(key, secretValue(name, key));
+      }
+    } else {
+      for (KeyToPath item : items) {
+        files.put(item.getPath(), secretValue(name, item.getKey()));
+      }
+    }
+    int mode = v.getSecret().getDefaultMode() == null ? 0644 : v.getSecret().getDefaultMode();
     for (Map.Entry<String, String> f : files.entrySet()) {
       Path file = d.resolve(f.getKey());
       PodNetwork.write(file, f.getValue());

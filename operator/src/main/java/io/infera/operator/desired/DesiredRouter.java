@@ -238,6 +238,13 @@ public final class DesiredRouter {
     mounts.add(new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build());
     mounts.addAll(NatsCredentials.router(in).mounts());
     env.addAll(NatsCredentials.routerEnv(in));
+    // The admin port's bearer token, as env (not a RouterConfig key) so that a router of the
+    // previous release ignores it instead of refusing the document.
+    env.add(
+        new EnvVarBuilder()
+            .withName("INFERA_ADMIN_TOKEN_FILE")
+            .withValue(ADMIN_TOKEN_PATH)
+            .build());
     mounts.add(
         new VolumeMountBuilder()
             .withName(ADMIN_TOKEN_VOLUME)

@@ -66,11 +66,13 @@ public final class ConfigLoader {
           Map.entry("--model", "model"));
 
   /**
-   * Env variables (no flags) for the NATS credentials, named as the relay's: how the operator
-   * passes them, so a router that does not know them ignores them instead of refusing a key.
+   * Env variables (no flags) for the files holding credentials: the NATS ones named as the relay's,
+   * and the admin port's bearer token. The operator passes these so, and a router that does not
+   * know them ignores them instead of refusing a key.
    */
-  public static final Map<String, String> NATS_ENV_KEYS =
+  public static final Map<String, String> CREDENTIAL_ENV_KEYS =
       Map.of(
+          "INFERA_ADMIN_TOKEN_FILE", "admin.tokenFile",
           "INFERA_NATS_USER", "events.nats.auth.user",
           "INFERA_NATS_PASSWORD_FILE", "events.nats.auth.passwordFile",
           "INFERA_NATS_CREDS", "events.nats.auth.credsFile",
@@ -113,7 +115,7 @@ public final class ConfigLoader {
         put(tree, f.getValue(), v);
       }
     }
-    for (Map.Entry<String, String> e : NATS_ENV_KEYS.entrySet()) {
+    for (Map.Entry<String, String> e : CREDENTIAL_ENV_KEYS.entrySet()) {
       String v = env.get(e.getKey());
       if (v != null && !v.isBlank()) {
         put(tree, e.getValue(), v);

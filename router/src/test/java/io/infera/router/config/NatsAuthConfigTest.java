@@ -63,6 +63,29 @@ class NatsAuthConfigTest {
   }
 
   @Test
+  void theAdminTokenFileComesFromItsVariableAndAnEmptyOneIsIgnored() throws Exception {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("router", ".yaml");
+    try {
+      java.nio.file.Files.writeString(
+          file,
+          "model: m\ntokenizer: {path: 'builtin:qwen3'}\n"
+              + "discovery: {workers: [{id: w, url: 'http://127.0.0.1:1'}]}\n");
+      RouterConfig c =
+          ConfigLoader.load(
+              file,
+              java.util.Map.of("INFERA_ADMIN_TOKEN_FILE", "/var/run/secrets/infera/admin/token"),
+              java.util.Map.of());
+      assertThat(c.admin().tokenFile()).isEqualTo("/var/run/secrets/infera/admin/token");
+      RouterConfig none =
+          ConfigLoader.load(
+              file, java.util.Map.of("INFERA_ADMIN_TOKEN_FILE", " "), java.util.Map.of());
+      assertThat(none.admin().tokenFile()).isNull();
+    } finally {
+      java.nio.file.Files.delete(file);
+    }
+  }
+
+  @Test
   void incompleteOrUnknownSettingsNameTheKey() {
     assertThatThrownBy(() -> nats("    auth: {user: router}\n"))
         .isInstanceOf(ConfigException.class)

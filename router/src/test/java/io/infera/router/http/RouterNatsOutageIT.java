@@ -147,16 +147,16 @@ class RouterNatsOutageIT {
   }
 
   private Map<?, ?> condition() throws Exception {
-    Map<?, ?> status = (Map<?, ?>) Json.parse(router.get("/v1/admin/status").body());
+    Map<?, ?> status = (Map<?, ?>) Json.parse(router.adminGet("/v1/admin/status").body());
     return (Map<?, ?>) status.get("events_condition");
   }
 
   private String blocks(String worker) throws Exception {
-    return router.get("/v1/admin/cache-view/" + worker).body();
+    return router.adminGet("/v1/admin/cache-view/" + worker).body();
   }
 
   private double metric(String series) throws Exception {
-    for (String line : router.get("/metrics").body().split("\n")) {
+    for (String line : router.adminGet("/metrics").body().split("\n")) {
       if (line.startsWith(series + " ")) {
         return Double.parseDouble(line.substring(series.length() + 1));
       }
@@ -226,7 +226,7 @@ class RouterNatsOutageIT {
       assertThat(router.post("/v1/chat/completions", BODY).statusCode()).isEqualTo(200);
     }
     assertThat(a.seen().size() + b.seen().size()).isEqualTo(4);
-    assertThat(router.post("/v1/admin/explain", BODY).body())
+    assertThat(router.adminPost("/v1/admin/explain", BODY).body())
         .contains("\"worker_id\":\"b\",\"role\":\"mixed\",\"cache_hits\":0");
 
     // NATS returns: the router stays ready while it reads the stream, and ends with the view.
@@ -235,7 +235,7 @@ class RouterNatsOutageIT {
     staysReadyUntil(() -> "live".equals(condition().get("status")));
     long catchUpMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1);
     assertThat(blocks("b")).contains("\"block_count\":" + full);
-    assertThat(router.post("/v1/admin/explain", BODY).body())
+    assertThat(router.adminPost("/v1/admin/explain", BODY).body())
         .contains("\"worker_id\":\"b\",\"role\":\"mixed\",\"cache_hits\":" + full);
     assertThat(metric("infera_events_index_unavailable")).isZero();
     assertThat(metric("infera_events_outage")).isZero();

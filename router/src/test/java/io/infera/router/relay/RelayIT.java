@@ -554,7 +554,7 @@ class RelayIT {
                 null,
                 null,
                 WorkerInfo.Readiness.READY,
-                "it")));
+                io.infera.router.nats.EventSubjects.DEFAULT_POOL)));
     SourceId src = new SourceId(W, 0);
     long next = untilFlowing(pub, relay, 0);
     for (long i = next; i < 50; i++) {

@@ -141,6 +141,13 @@ class RouterNatsOutageIT {
         Arrays.copyOfRange(ids, from * 16, to * 16));
   }
 
+  /** Publishes under the static workers' pool ({@code static}), as their relays would. */
+  private NatsTransportIT.Publisher publisher() throws Exception {
+    NatsTransportIT.Publisher p = new NatsTransportIT.Publisher(server.url(), PREFIX, 0);
+    p.pool = io.infera.router.nats.EventSubjects.DEFAULT_POOL;
+    return p;
+  }
+
   private long publish(String worker, long engineSeq, KvEvent e) throws Exception {
     return pub.publish(
         WorkerId.of(worker), 0, engineSeq, FakeVllmPublisher.batchPayload(1.0, 0, e));
@@ -179,7 +186,7 @@ class RouterNatsOutageIT {
   @Test
   void natsDownAtStartTheRouterIsReadyRoutesByLoadAndCatchesUpWhenNatsReturns() throws Exception {
     // b's events and nothing else are in the stream; then the server goes away.
-    pub = new NatsTransportIT.Publisher(server.url(), PREFIX, 0);
+    pub = publisher();
     int full = engine.length;
     publish("b", 0, stored(0, full));
     pub.close();
@@ -246,7 +253,7 @@ class RouterNatsOutageIT {
 
   @Test
   void natsKilledMidRunTheRouterStaysReadyOnItsIndexAndResumesWhenNatsReturns() throws Exception {
-    pub = new NatsTransportIT.Publisher(server.url(), PREFIX, 0);
+    pub = publisher();
     router = RouterHarness.start(vertx, ConfigLoader.parse(yaml()), parts());
     await().atMost(Duration.ofSeconds(20)).until(() -> router.get("/ready").statusCode() == 200);
     assertThat(condition().get("status")).isEqualTo("live");
@@ -271,7 +278,7 @@ class RouterNatsOutageIT {
 
     server.restart();
     long t1 = System.nanoTime();
-    pub = new NatsTransportIT.Publisher(server.url(), PREFIX, 0);
+    pub = publisher();
     publish("b", 1, stored(half, full));
     staysReadyUntil(() -> blocks("b").contains("\"block_count\":" + full));
     long catchUpMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1);
@@ -282,7 +289,7 @@ class RouterNatsOutageIT {
 
   @Test
   void aDeadIndexWriterMakesTheRouterNotReady() throws Exception {
-    pub = new NatsTransportIT.Publisher(server.url(), PREFIX, 0);
+    pub = publisher();
     router = RouterHarness.start(vertx, ConfigLoader.parse(yaml()), parts());
     await().atMost(Duration.ofSeconds(20)).until(() -> router.get("/ready").statusCode() == 200);
     // The injected failure: an Error on the writer thread.

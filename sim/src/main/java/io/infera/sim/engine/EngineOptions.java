@@ -85,44 +85,6 @@ public record EngineOptions(
         "replayPort + dpSize - 1 must be <= 65535, got " + (replayPort + dpSize - 1));
   }
 
-  /** Options whose KV-event sockets bind on {@code host} ({@code kvEventsHost} null). */
-  public EngineOptions(
-      String host,
-      int port,
-      int zmqPort,
-      int replayPort,
-      Flavor flavor,
-      int blockSize,
-      int numBlocks,
-      String model,
-      String tokenizer,
-      double speedup,
-      int dpSize,
-      long hashSeed,
-      int maxNumSeqs,
-      int maxNumBatchedTokens,
-      String topic,
-      boolean promptTokensDetails) {
-    this(
-        host,
-        port,
-        zmqPort,
-        replayPort,
-        flavor,
-        blockSize,
-        numBlocks,
-        model,
-        tokenizer,
-        speedup,
-        dpSize,
-        hashSeed,
-        maxNumSeqs,
-        maxNumBatchedTokens,
-        topic,
-        promptTokensDetails,
-        null);
-  }
-
   /** vLLM's and SGLang's test for an endpoint they bind rather than connect to. */
   public static boolean isWildcard(String host) {
     return host.equals("0.0.0.0") || host.equals("*") || host.equals("::");
@@ -155,7 +117,8 @@ public record EngineOptions(
         256,
         8192,
         "kv-events",
-        true);
+        true,
+        null);
   }
 
   /** True when KV events are published. */

@@ -75,7 +75,8 @@ class EngineCommandTest {
                 8,
                 512,
                 "",
-                true));
+                true,
+                null));
   }
 
   @Test

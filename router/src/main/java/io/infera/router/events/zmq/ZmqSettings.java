@@ -78,32 +78,6 @@ public record ZmqSettings(
         false);
   }
 
-  /** Settings whose SUB sockets connect (every caller but the relay in bind mode). */
-  public ZmqSettings(
-      Duration pollInterval,
-      Duration reconnectInterval,
-      Duration reconnectIntervalMax,
-      Duration handshakeInterval,
-      int receiveHighWaterMark,
-      Duration replayTimeout,
-      Duration replayBackoff,
-      Duration settleTime,
-      boolean catchUpOnFirstMessage,
-      Duration idleProbe) {
-    this(
-        pollInterval,
-        reconnectInterval,
-        reconnectIntervalMax,
-        handshakeInterval,
-        receiveHighWaterMark,
-        replayTimeout,
-        replayBackoff,
-        settleTime,
-        catchUpOnFirstMessage,
-        idleProbe,
-        false);
-  }
-
   /** These settings with {@link #bindSub()} set to {@code bind}. */
   public ZmqSettings withBindSub(boolean bind) {
     return new ZmqSettings(

@@ -245,6 +245,7 @@ public final class DesiredRouter {
             .withName("INFERA_ADMIN_TOKEN_FILE")
             .withValue(ADMIN_TOKEN_PATH)
             .build());
+    env.add(Common.env("MALLOC_ARENA_MAX", Defaults.MALLOC_ARENA_MAX));
     mounts.add(
         new VolumeMountBuilder()
             .withName(ADMIN_TOKEN_VOLUME)

@@ -83,9 +83,12 @@ final class RouterProcess implements AutoCloseable {
             "serve",
             "--config",
             file.toString()));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    // As the operator's router pods: two malloc arenas (glibc's default, 8 per core, holds native
+    // memory the JVM has freed: RSS grows past the pod's limit although the heap is bounded).
+    pb.environment().put("MALLOC_ARENA_MAX", "2");
     Process p =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
+        pb.redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .start();

@@ -367,6 +367,8 @@ class ImagesE2EIT {
     worker.put("url", "http://" + workerIp + ":" + pool.get("port"));
     worker.put("role", pool.get("role"));
     worker.put("engine", pool.get("engine"));
+    // The relay publishes under its pool's subjects; a worker outside that pool is not trusted.
+    worker.put("pool", pool.get("name"));
     Map<String, Object> replaced = new LinkedHashMap<>();
     replaced.put("backend", "static");
     replaced.put("workers", List.of(worker));

@@ -5,6 +5,7 @@ import io.infera.router.config.RouterConfig.Pool;
 import io.infera.router.config.RouterConfig.StaticWorker;
 import io.infera.router.config.RouterConfig.TokenizerMode;
 import io.infera.router.config.RouterConfig.Transport;
+import io.infera.router.nats.EventSubjects;
 import io.infera.router.nats.NatsAuth;
 import io.infera.router.tokenize.HubNames;
 import io.infera.router.tokenize.TemplateBudget;
@@ -335,7 +336,7 @@ public final class ConfigLoader {
     List<Pool> pools = new ArrayList<>();
     for (ConfigNode p : disc.list("pools")) {
       p.only("name", "role", "engine", "service", "port", "zmqPort", "zmqReplayPort", "dpSize");
-      String name = p.required("name");
+      String name = poolName(p, p.required("name"), "name");
       pools.add(
           new Pool(
               name,
@@ -350,7 +351,7 @@ public final class ConfigLoader {
     List<StaticWorker> workers = new ArrayList<>();
     java.util.Set<String> ids = new java.util.HashSet<>();
     for (ConfigNode wk : disc.list("workers")) {
-      wk.only("id", "url", "role", "engine", "zmq", "zmqReplay", "dpSize");
+      wk.only("id", "url", "role", "engine", "zmq", "zmqReplay", "dpSize", "pool");
       String id = wk.required("id");
       if (!ids.add(id)) {
         throw new ConfigException(wk.path + "id: duplicate worker id '" + id + "'");
@@ -367,7 +368,8 @@ public final class ConfigLoader {
               wk.string("engine", "vllm"),
               wk.string("zmq", null),
               wk.string("zmqReplay", null),
-              (int) wk.integer("dpSize", 1, 1, 1024)));
+              (int) wk.integer("dpSize", 1, 1, 1024),
+              workerPool(wk)));
     }
     if (backend == Backend.KUBERNETES && pools.isEmpty()) {
       throw new ConfigException("discovery.pools: the kubernetes backend needs at least one pool");
@@ -538,5 +540,25 @@ public final class ConfigLoader {
       out.add(ConfigNode.generic(e));
     }
     return out;
+  }
+
+  /** A static worker's {@code pool}: its relay's {@code --pool}, {@code static} unless set. */
+  private static String workerPool(ConfigNode wk) throws ConfigException {
+    return poolName(wk, wk.string("pool", EventSubjects.DEFAULT_POOL), "pool");
+  }
+
+  /** {@code pool} when it can be a NATS subject token, else a ConfigException at {@code key}. */
+  private static String poolName(ConfigNode node, String pool, String key) throws ConfigException {
+    if (!EventSubjects.validPool(pool)) {
+      throw new ConfigException(
+          node.path
+              + key
+              + ": '"
+              + pool
+              + "' must be 1-"
+              + EventSubjects.MAX_POOL_LENGTH
+              + " letters, digits, '-' or '_' (it is a NATS subject token)");
+    }
+    return pool;
   }
 }

@@ -182,9 +182,21 @@ public record RouterConfig(
       int zmqReplayPort,
       int dpSize) {}
 
-  /** A worker listed in the config (static backend). */
+  /**
+   * A worker listed in the config (static backend).
+   *
+   * @param pool the pool its relay publishes under ({@code static} unless set): events of the
+   *     worker on another pool's subjects are dropped
+   */
   public record StaticWorker(
-      String id, String url, Role role, String engine, String zmq, String zmqReplay, int dpSize) {}
+      String id,
+      String url,
+      Role role,
+      String engine,
+      String zmq,
+      String zmqReplay,
+      int dpSize,
+      String pool) {}
 
   /**
    * @param maxBodyBytes request bodies above this get 413

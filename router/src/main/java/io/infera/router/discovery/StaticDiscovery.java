@@ -24,7 +24,7 @@ public final class StaticDiscovery implements Discovery {
               w.zmq(),
               w.zmqReplay(),
               WorkerInfo.Readiness.READY,
-              "static"));
+              w.pool()));
     }
     this.workers = List.copyOf(out);
   }

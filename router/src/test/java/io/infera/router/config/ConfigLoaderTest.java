@@ -123,6 +123,36 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aStaticWorkersPoolDefaultsToStaticAndMustBeASubjectToken() throws Exception {
+    assertThat(ConfigLoader.parse(MINIMAL).discovery().workers().get(0).pool()).isEqualTo("static");
+    String pooled =
+        MINIMAL.replace("url: 'http://127.0.0.1:9001'", "url: 'http://127.0.0.1:9001', pool: %s");
+    assertThat(
+            ConfigLoader.parse(pooled.formatted("decode-a_1")).discovery().workers().get(0).pool())
+        .isEqualTo("decode-a_1");
+    assertThat(
+            ConfigLoader.parse(pooled.formatted("p".repeat(63)))
+                .discovery()
+                .workers()
+                .get(0)
+                .pool())
+        .hasSize(63);
+    for (String bad : List.of("'a.b'", "'a b'", "'*'", "'>'", "''", "p".repeat(64))) {
+      assertThatThrownBy(() -> ConfigLoader.parse(pooled.formatted(bad)))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("discovery.workers[0].pool: ")
+          .hasMessageContaining("NATS subject token");
+    }
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "model: m\ntokenizer: {path: 'builtin:qwen3'}\n"
+                        + "discovery: {backend: kubernetes, pools: [{name: 'a.b'}]}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("discovery.pools[0].name: 'a.b' must be 1-63");
+  }
+
+  @Test
   void structuralErrorsAreClear() {
     assertThatThrownBy(() -> ConfigLoader.parse("tokenizer: {path: x}\n"))
         .hasMessageContaining("model: required");

@@ -99,6 +99,13 @@ final class BenchRouterConfig {
   static RouterConfig.StaticWorker worker(int position, String url, String zmq, String zmqReplay) {
     RouterConfig.StaticWorker d = DEFAULTS.discovery().workers().get(0);
     return new RouterConfig.StaticWorker(
-        Oracle.workerId(position).value(), url, d.role(), d.engine(), zmq, zmqReplay, d.dpSize());
+        Oracle.workerId(position).value(),
+        url,
+        d.role(),
+        d.engine(),
+        zmq,
+        zmqReplay,
+        d.dpSize(),
+        d.pool());
   }
 }

@@ -90,7 +90,11 @@ public final class RouterStatusClient {
     }
     HttpRequest request = builder.build();
     CompletableFuture<HttpResponse<byte[]>> call =
-        http.sendAsync(request, info -> new LimitedBody(MAX_BODY_BYTES));
+        http.sendAsync(
+            request,
+            info ->
+                new LimitedBody(
+                    MAX_BODY_BYTES, info.headers().firstValueAsLong("content-length").orElse(-1)));
     try {
       // The request timeout covers the headers only; this bounds the body too.
       HttpResponse<byte[]> response = call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -144,12 +148,18 @@ public final class RouterStatusClient {
     }
 
     private final int max;
+    private final boolean announcedTooLarge;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final CompletableFuture<byte[]> result = new CompletableFuture<>();
     private Flow.Subscription subscription;
 
-    LimitedBody(int max) {
+    /**
+     * @param contentLength the answer's announced length, -1 without one: above {@code max} it is
+     *     refused before a byte is read
+     */
+    LimitedBody(int max, long contentLength) {
       this.max = max;
+      this.announcedTooLarge = contentLength > max;
     }
 
     @Override
@@ -160,6 +170,11 @@ public final class RouterStatusClient {
     @Override
     public void onSubscribe(Flow.Subscription s) {
       subscription = s;
+      if (announcedTooLarge) {
+        s.cancel();
+        result.completeExceptionally(new TooLarge());
+        return;
+      }
       s.request(Long.MAX_VALUE);
     }
 

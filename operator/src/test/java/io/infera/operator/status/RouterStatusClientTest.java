@@ -105,6 +105,22 @@ class RouterStatusClientTest {
   }
 
   @Test
+  void aTooLargeChunkedAnswerIsUnknownOnceItPassesTheLimit() throws Exception {
+    // No content-length: the limit is found while reading (a timeout the busy suite cannot hit).
+    String huge =
+        "{\"workers\":[],\"pad\":\"" + "x".repeat(RouterStatusClient.MAX_BODY_BYTES) + "\"}";
+    int port = http(200, huge, true);
+    RouterStatusClient slowOk =
+        new RouterStatusClient(
+            "http://127.0.0.1:" + port + "/{namespace}/{name}/v1/admin/status",
+            Duration.ofSeconds(30));
+    assertThat(slowOk.fetch("demo", "ns", 8000))
+        .isEqualTo(
+            new RouterFetch.Unknown(
+                "router status larger than " + RouterStatusClient.MAX_BODY_BYTES + " bytes"));
+  }
+
+  @Test
   void aServerThatNeverAnswersTimesOut() throws Exception {
     int port = silent(null);
     assertTimesOut(port);
@@ -158,12 +174,16 @@ class RouterStatusClientTest {
   }
 
   private int http(int code, String body) throws IOException {
+    return http(code, body, false);
+  }
+
+  private int http(int code, String body, boolean chunked) throws IOException {
     HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
     s.createContext(
         "/",
         ex -> {
           byte[] b = body.getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(code, b.length);
+          ex.sendResponseHeaders(code, chunked ? 0 : b.length);
           try (OutputStream out = ex.getResponseBody()) {
             out.write(b);
           } catch (IOException e) {

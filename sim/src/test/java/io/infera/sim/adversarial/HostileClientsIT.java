@@ -64,6 +64,11 @@ class HostileClientsIT {
   private static final long MIB = 1L << 20;
   private static final long MAX_BODY = 64 * MIB;
 
+  /**
+   * The analysis budget of the second router in {@code concurrentBigPromptsFillTheAnalysisBudget}.
+   */
+  private static final long SMALL_ANALYSIS_BUDGET = 16 * MIB;
+
   /** A body timeout short enough for the suite (the default is two minutes). */
   private static final long BODY_TIMEOUT_MS = 10_000;
 
@@ -449,39 +454,49 @@ class HostileClientsIT {
 
   @Test
   @Order(18)
-  @Tag("pending")
-  @EnabledIfSystemProperty(
-      named = "infera.adversarial.pending",
-      matches = "true",
-      disabledReason =
-          "12 x 3 MiB stays under the default analysis budget (96 MiB); needs a router of its own with a small budget")
   void concurrentBigPromptsFillTheAnalysisBudget() throws Exception {
+    // 12 x 3 MiB stays under the default budget (96 MiB), so this attack runs against a second
+    // router of its own whose budget holds five of them; the main router keeps serving the steady
+    // client meanwhile.
     int n = 12;
-    byte[] body = chatBody(3 * MIB, false);
-    List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      all.add(
-          http.sendAsync(
-              HttpRequest.newBuilder(
-                      URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-                  .timeout(Duration.ofSeconds(120))
-                  .header("content-type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString()));
-    }
-    int throttled = 0;
-    for (CompletableFuture<HttpResponse<String>> f : all) {
-      HttpResponse<String> r = f.get(150, TimeUnit.SECONDS);
-      count(r.statusCode());
-      if (r.statusCode() == 429) {
-        throttled++;
-      } else {
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
-        assertThat(r.body()).contains(EngineFront.CONTEXT_ERROR);
+    String small =
+        config.replace(
+            "limits: {maxBodyBytes: ",
+            "limits: {analysisInFlightBytes: " + SMALL_ANALYSIS_BUDGET + ", maxBodyBytes: ");
+    assertThat(small).contains("analysisInFlightBytes");
+    int smallPort = RouterProcess.freePort();
+    int smallAdmin = RouterProcess.freePort();
+    try (RouterProcess budgeted =
+        RouterProcess.start(dir.resolve("router-small-budget"), small, smallPort, smallAdmin)) {
+      byte[] body = chatBody(3 * MIB, false);
+      List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        all.add(
+            http.sendAsync(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + smallPort + "/v1/chat/completions"))
+                    .timeout(Duration.ofSeconds(120))
+                    .header("content-type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString()));
       }
+      int throttled = 0;
+      for (CompletableFuture<HttpResponse<String>> f : all) {
+        HttpResponse<String> r = f.get(150, TimeUnit.SECONDS);
+        count(r.statusCode());
+        if (r.statusCode() == 429) {
+          throttled++;
+          assertThat(r.body()).contains("analysis_budget_full");
+        } else {
+          assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+          assertThat(r.body()).contains(EngineFront.CONTEXT_ERROR);
+        }
+      }
+      assertThat(throttled).as("requests refused while the analysis budget was full").isPositive();
+      assertThat(throttled).as("requests that fit the budget were served").isLessThan(n);
+      assertThat(budgeted.alive()).as("the budgeted router").isTrue();
     }
-    assertThat(throttled).as("requests refused while the analysis budget was full").isPositive();
     assertRouterHeldUp();
   }
 

@@ -73,7 +73,7 @@ final class Upstream {
               if (ex.clientGone) {
                 req.reset();
               }
-              return req.send(Buffer.buffer(body));
+              return sendBody(req, body);
             })
         .onSuccess(resp -> metrics.firstByte(attempt.worker(), System.nanoTime() - sentAt));
   }
@@ -137,6 +137,45 @@ final class Upstream {
               attempt.failed();
               ex.finish("upstream_broken");
             });
+  }
+
+  /** Bodies above this go out in slices of this size. */
+  static final int SLICE_BYTES = 1 << 20;
+
+  /**
+   * Sends {@code body} as the request's whole body. A large one goes out in slices of {@value
+   * #SLICE_BYTES} with backpressure, so at most a few slices are copied at a time instead of the
+   * whole body (a 64 MiB body sent whole took another 64 MiB of heap and of direct memory, which
+   * pushed a 1 GiB router past its limit). Writing stops at the first failed write; the failure (a
+   * reset, a broken connection) reaches the caller through the response.
+   */
+  static Future<HttpClientResponse> sendBody(HttpClientRequest req, byte[] body) {
+    if (body.length <= SLICE_BYTES) {
+      return req.send(Buffer.buffer(body));
+    }
+    req.putHeader("content-length", Integer.toString(body.length));
+    Future<HttpClientResponse> response = req.response();
+    writeSlices(req, body, 0);
+    return response;
+  }
+
+  private static void writeSlices(HttpClientRequest req, byte[] body, int from) {
+    int at = from;
+    while (at < body.length) {
+      int n = Math.min(SLICE_BYTES, body.length - at);
+      Buffer slice = Buffer.buffer(n).appendBytes(body, at, n);
+      at += n;
+      Future<Void> w = req.write(slice);
+      if (w.failed()) {
+        return;
+      }
+      if (req.writeQueueFull()) {
+        int next = at;
+        req.drainHandler(v -> writeSlices(req, body, next));
+        return;
+      }
+    }
+    req.end();
   }
 
   /** An answer read whole was longer than its limit. */

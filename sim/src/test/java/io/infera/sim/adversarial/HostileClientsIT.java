@@ -36,12 +36,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Hostile clients against the real router, run as its own JVM with a router pod's memory ({@link
@@ -53,8 +51,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * every well-behaved request was answered, and the hostile ones got the documented status. The
  * figures of each attack are printed as a table at the end.
  *
- * <p>Attacks that still fail (the reason on each) are tagged {@code pending} and run only with
- * {@code -Dinfera.adversarial.pending=true} (the router is restarted after an attack kills it).
+ * <p>An attack that still fails is tagged {@code pending} with its reason and runs only with {@code
+ * -Dinfera.adversarial.pending=true} (the router is restarted after an attack kills it); none is
+ * pending now.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -239,12 +238,6 @@ class HostileClientsIT {
 
   @Test
   @Order(5)
-  @Tag("pending")
-  @EnabledIfSystemProperty(
-      named = "infera.adversarial.pending",
-      matches = "true",
-      disabledReason =
-          "RSS reaches 1,092 MiB (over the 1 GiB pod) on a 64 MiB body: the heap is 70 % of the pod and the body's buffers and native memory take the rest")
   void promptAtTheBodyLimit() throws Exception {
     // A body of exactly maxBodyBytes is accepted and routed by load.
     byte[] body = completionBody(MAX_BODY, true);

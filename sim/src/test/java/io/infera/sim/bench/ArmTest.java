@@ -41,7 +41,13 @@ class ArmTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"kv-aware@4, kv-aware@4, 4.0", "kv-aware@4.0, kv-aware@4, 4.0", "kv-aware@0, kv-aware@0, 0.0", "kv-aware@2.5, kv-aware@2.5, 2.5", " kv-aware@1e1 , kv-aware@10, 10.0"})
+  @CsvSource({
+    "kv-aware@4, kv-aware@4, 4.0",
+    "kv-aware@4.0, kv-aware@4, 4.0",
+    "kv-aware@0, kv-aware@0, 0.0",
+    "kv-aware@2.5, kv-aware@2.5, 2.5",
+    " kv-aware@1e1 , kv-aware@10, 10.0"
+  })
   void parsesAFixedWeight(String text, String name, double weight) {
     Arm a = Arm.parse(text).get(0);
     assertThat(a.name()).isEqualTo(name);
@@ -72,8 +78,7 @@ class ArmTest {
     FleetSpec fleet = new FleetSpec(2, 10, 16, EngineConfig.defaults(), 2.0, 1.0);
     assertThat(Arm.fixedWeight(8).policyConfig(fleet).overlapWeight()).isEqualTo(8.0);
     assertThat(Arm.fixedWeight(8).policyConfig(fleet).name()).isEqualTo(PolicyName.KV_AWARE);
-    assertThat(Arm.policy(PolicyName.KV_AWARE).policyConfig(fleet).overlapWeight())
-        .isEqualTo(1.0);
+    assertThat(Arm.policy(PolicyName.KV_AWARE).policyConfig(fleet).overlapWeight()).isEqualTo(1.0);
     assertThat(Arm.policy(PolicyName.ROUND_ROBIN).policyConfig(fleet).name())
         .isEqualTo(PolicyName.ROUND_ROBIN);
     assertThatThrownBy(() -> new Arm("x", PolicyName.ROUND_ROBIN, 2.0))

@@ -88,9 +88,7 @@ class ToolAgentWorkloadTest {
     assertThatThrownBy(() -> workload(1, 0, 0, 1)).hasMessageContaining("toolsets");
     assertThatThrownBy(() -> workload(1, 1, -1, 1)).hasMessageContaining("toolMs");
     assertThatThrownBy(
-            () ->
-                new ToolAgentWorkload.Config(
-                    1, 1, 0, 0, 1, 1, 1, 0, Arrivals.burst(), 1))
+            () -> new ToolAgentWorkload.Config(1, 1, 0, 0, 1, 1, 1, 0, Arrivals.burst(), 1))
         .hasMessageContaining("schemaTokens");
     assertThatThrownBy(
             () ->

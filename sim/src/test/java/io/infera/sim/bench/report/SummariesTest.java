@@ -228,8 +228,7 @@ class SummariesTest {
         Summaries.withReferences(List.of(arm("kv-aware", 2), arm("hit-max", 4)));
     assertThat(hitMaxOnly.get(0).regret().bestStatic()).isNull();
     assertThat(hitMaxOnly.get(0).regret().mean()).isEqualTo(-0.5);
-    List<ArmSummary> none =
-        Summaries.withReferences(List.of(arm("kv-aware", 2), arm("oracle", 1)));
+    List<ArmSummary> none = Summaries.withReferences(List.of(arm("kv-aware", 2), arm("oracle", 1)));
     assertThat(none).allSatisfy(a -> assertThat(a.regret()).isNull());
     // A reference without successful requests does not count; one at 0 ms leaves regret NaN.
     List<ArmSummary> empty =

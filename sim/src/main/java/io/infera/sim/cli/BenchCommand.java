@@ -35,10 +35,11 @@ import picocli.CommandLine.Spec;
     versionProvider = Version.class,
     description = {
       "Run one workload against the same simulated fleet under every routing policy plus an"
-          + " oracle that knows each engine's true cache (fresh caches per arm, several seeds),"
-          + " and report TTFT, ITL, throughput, hit ratio (also relative to the oracle), worker"
-          + " share, errors and rejections as a table, DIR/results.json, DIR/report.md and PNG"
-          + " charts.",
+          + " oracle that knows each engine's true cache and the reference arms (a sweep of fixed"
+          + " overlap weights, hit-max), fresh caches per arm, several seeds, and report TTFT"
+          + " (p50/p90/p99/mean), ITL, throughput, hit ratio (also relative to the oracle),"
+          + " worker share, errors, rejections and each arm's regret against the best reference"
+          + " as a table, DIR/results.json, DIR/report.md and PNG charts.",
       "--virtual-time runs engines and the production routing code in a deterministic"
           + " discrete-event simulation (seconds, reproducible); without it the real router and"
           + " simulated engines talk over loopback HTTP and ZMQ."

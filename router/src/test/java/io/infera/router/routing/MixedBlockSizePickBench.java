@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@link RouterPickBench}'s pick when part of the fleet was forced to 64-token blocks: the same 64
  * workers at 16 holding 1M entries, plus 8 workers at 64 holding up to the whole 2,000-block prompt
  * (500 blocks of 64). Each pick hashes the prompt at 16 and at 64 and matches both chains. Compare
- * with {@code RouterPickBench.pick}, the single-size cost.
+ * with {@code RouterPickBench.pickIncludingHashing}, the single-size cost (hashing included).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)

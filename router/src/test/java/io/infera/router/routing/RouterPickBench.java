@@ -24,10 +24,20 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The production pick as the proxy calls it ({@link RequestRouter#pick}): fleet lookup, hashing a
- * 2,000-block prompt, index match over 64 workers holding 1M entries, then load snapshot, kv-aware
- * selection and booking under the pick lock, and the release. One thread, and two threads picking
- * at once (the lock's cost under contention).
+ * The production pick as the proxy calls it ({@link RequestRouter#pick}) over 64 workers holding 1M
+ * index entries, a 2,000-block prompt, in two parts so each number says what it includes:
+ *
+ * <ul>
+ *   <li>{@code pickExcludingHashing} (and {@code …TwoThreads}): the pick cost with hashing excluded
+ *       — fleet lookup, index match, load snapshot, kv-aware selection and booking under the pick
+ *       lock, and the release — on block hashes computed once in setup. This is the number the
+ *       pick-cost budget judges.
+ *   <li>{@code pickIncludingHashing} (and {@code …TwoThreads}): the same pick after hashing the
+ *       prompt into block hashes, what a request pays end to end; hashing alone is judged by {@code
+ *       BlockHasherBench}.
+ * </ul>
+ *
+ * <p>The two-thread variants pick at once (the pick lock's cost under contention).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -42,6 +52,7 @@ public class RouterPickBench {
   BenchIndex bench;
   RequestRouter router;
   BlockHasher hasher;
+  long[] prehashed;
 
   @Setup
   public void setup() {
@@ -66,23 +77,36 @@ public class RouterPickBench {
         new RequestRouter(
             fleet, bench.index, new LoadTracker(), PolicyConfig.defaults(), null, null);
     hasher = new BlockHasher(BenchIndex.PAGE);
+    prehashed = hasher.requestHashes(bench.promptTokens, 0);
   }
 
-  private RoutePlan pickAndRelease() {
-    long[] hashes = hasher.requestHashes(bench.promptTokens, 0);
+  private RoutePlan pickAndRelease(long[] hashes) {
     RoutePlan plan = ((RequestRouter.Pick.Ok) router.pick(hashes, Set.of(), 0)).plan();
     plan.booking().release();
     return plan;
   }
 
+  /** The pick alone: hashes computed once in setup (the pick never mutates them). */
   @Benchmark
-  public RoutePlan pick() {
-    return pickAndRelease();
+  public RoutePlan pickExcludingHashing() {
+    return pickAndRelease(prehashed);
   }
 
   @Benchmark
   @Threads(2)
-  public RoutePlan pickTwoThreads() {
-    return pickAndRelease();
+  public RoutePlan pickExcludingHashingTwoThreads() {
+    return pickAndRelease(prehashed);
+  }
+
+  /** Hashing the 2,000-block prompt, then the pick. */
+  @Benchmark
+  public RoutePlan pickIncludingHashing() {
+    return pickAndRelease(hasher.requestHashes(bench.promptTokens, 0));
+  }
+
+  @Benchmark
+  @Threads(2)
+  public RoutePlan pickIncludingHashingTwoThreads() {
+    return pickAndRelease(hasher.requestHashes(bench.promptTokens, 0));
   }
 }

@@ -13,7 +13,8 @@ import java.util.function.IntFunction;
 
 /**
  * Runs every arm on every seed (fresh engines each time) and summarizes per arm, results of all
- * seeds pooled; the oracle arm sets the reference for {@code hit_ratio_vs_oracle}.
+ * seeds pooled; the oracle arm sets the reference for {@code hit_ratio_vs_oracle}, the sweep and
+ * hit-max arms the references of every arm's regret ({@link Summaries#withReferences}).
  */
 public final class BenchRunner {
 
@@ -92,7 +93,11 @@ public final class BenchRunner {
       all.addAll(armResults);
       summaries.add(Summaries.summarize(arm.name(), armResults, durations, fleetWorkers));
     }
-    return new Result(Summaries.withOracle(summaries), all, List.copyOf(warnings), maxSlip);
+    return new Result(
+        Summaries.withReferences(Summaries.withOracle(summaries)),
+        all,
+        List.copyOf(warnings),
+        maxSlip);
   }
 
   /** The virtual-time driver. */

@@ -39,17 +39,18 @@ final class LiveClient implements LoadGenerator.Sender, AutoCloseable {
   private final Arm arm;
   private final int seed;
   private final SimClock clock;
-  private final Oracle oracle;
+  private final TrueCachePicker oracle;
   private final BlockHasher hasher;
   private final ExecutorService pool = Executors.newCachedThreadPool();
   private final HttpClient http;
 
   LiveClient(
       LiveStack stack, FleetSpec fleet, LiveCluster.Api api, Arm arm, int seed, SimClock clock) {
-    if (arm.isOracle() && api == LiveCluster.Api.CHAT) {
-      throw new IllegalArgumentException("the oracle arm needs token-id prompts (completions)");
+    if (arm.usesTrueCaches() && api == LiveCluster.Api.CHAT) {
+      throw new IllegalArgumentException(
+          "the " + arm.name() + " arm needs token-id prompts (completions)");
     }
-    if (!arm.isOracle() && stack.router() == null) {
+    if (!arm.usesTrueCaches() && stack.router() == null) {
       throw new IllegalArgumentException("the " + arm.name() + " arm needs a router");
     }
     this.stack = stack;
@@ -57,7 +58,7 @@ final class LiveClient implements LoadGenerator.Sender, AutoCloseable {
     this.arm = arm;
     this.seed = seed;
     this.clock = clock;
-    this.oracle = arm.isOracle() ? new Oracle(fleet) : null;
+    this.oracle = TrueCachePicker.of(arm, fleet);
     this.hasher = new BlockHasher(fleet.blockSize());
     this.http =
         HttpClient.newBuilder()

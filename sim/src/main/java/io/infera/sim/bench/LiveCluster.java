@@ -93,11 +93,13 @@ public final class LiveCluster {
       int seed,
       Workload workload)
       throws Exception {
-    if (arm.isOracle() && api == Api.CHAT) {
-      throw new IllegalArgumentException("the oracle arm needs token-id prompts (completions)");
+    if (arm.usesTrueCaches() && api == Api.CHAT) {
+      throw new IllegalArgumentException(
+          "the " + arm.name() + " arm needs token-id prompts (completions)");
     }
     try (LiveStack stack =
-        LiveStack.start(fleet, speedup, seed, arm.isOracle() ? null : fleet.policy(arm.policy()))) {
+        LiveStack.start(
+            fleet, speedup, seed, arm.usesTrueCaches() ? null : arm.policyConfig(fleet))) {
       return run(stack, fleet, speedup, api, listener, arm, seed, workload);
     }
   }

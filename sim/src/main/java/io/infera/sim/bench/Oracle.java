@@ -23,7 +23,7 @@ import java.util.Map;
  * {@link LoadTracker} is: concurrent picks may see each other's bookings or not, as the router's
  * do.
  */
-public final class Oracle {
+public final class Oracle implements TrueCachePicker {
 
   /** The oracle's choice: the engine's position in the fleet and the load booked on it. */
   public record Pick(int worker, Booking booking) {}
@@ -55,6 +55,7 @@ public final class Oracle {
    * @param cachedBlocks per engine position, how many leading blocks of the prompt its cache holds
    *     (values above {@code hashes.length} count as {@code hashes.length})
    */
+  @Override
   public Pick pick(long[] hashes, int[] cachedBlocks) {
     if (cachedBlocks.length != workers.size()) {
       throw new IllegalArgumentException(

@@ -4,6 +4,7 @@ import io.infera.sim.workload.Arrivals;
 import io.infera.sim.workload.MultiTurnWorkload;
 import io.infera.sim.workload.NoReuseWorkload;
 import io.infera.sim.workload.SharedPrefixWorkload;
+import io.infera.sim.workload.ToolAgentWorkload;
 import io.infera.sim.workload.Workload;
 import java.util.List;
 import java.util.function.IntFunction;
@@ -21,13 +22,21 @@ import java.util.function.IntFunction;
  *       at 0.5 per second per worker.
  *   <li>{@code no-reuse}: 1,000 unique 1,024-token prompts, 64-token answers, 10 per second per
  *       worker.
+ *   <li>{@code tool-agent}: 16 agents per worker of 8 steps; one of 4 tool schemas of 4,096 tokens
+ *       plus a 128-token task, 96-token tool results answered by 32-token tool calls, exponential
+ *       tool time of 300 ms, agents start at 2 per second per worker.
  * </ul>
  */
 public final class StandardWorkloads {
 
-  public static final List<String> NAMES = List.of("shared-prefix", "multi-turn", "no-reuse");
+  public static final List<String> NAMES =
+      List.of("shared-prefix", "multi-turn", "no-reuse", "tool-agent");
 
   static final int SHARED_PREFIX_SYSTEM_TOKENS = 2048;
+
+  static final int TOOL_AGENT_TOOLSETS_PER_WORKER = 2;
+
+  static final int TOOL_AGENT_SCHEMA_TOKENS = 4096;
 
   private StandardWorkloads() {}
 
@@ -35,9 +44,10 @@ public final class StandardWorkloads {
    * The workload {@code name} for each seed.
    *
    * @param kvFraction shared-prefix: distinct system prompts as a fraction of the fleet's KV
-   * @param requests total requests (shared-prefix, no-reuse) or conversations (multi-turn); null
-   *     for the default
-   * @param rate arrivals per second (conversations for multi-turn); null for the default
+   * @param requests total requests (shared-prefix, no-reuse) or conversations (multi-turn, agents
+   *     for tool-agent); null for the default
+   * @param rate arrivals per second (conversations for multi-turn, agents for tool-agent); null for
+   *     the default
    * @throws IllegalArgumentException for an unknown name or a knob out of range, naming it
    */
   public static IntFunction<Workload> of(
@@ -72,6 +82,20 @@ public final class StandardWorkloads {
                       1024,
                       64,
                       Arrivals.poisson(rate == null ? 10.0 * fleet.workers() : rate),
+                      seed));
+      case "tool-agent" ->
+          seed ->
+              new ToolAgentWorkload(
+                  new ToolAgentWorkload.Config(
+                      requests == null ? 24 * fleet.workers() : requests,
+                      TOOL_AGENT_TOOLSETS_PER_WORKER * fleet.workers(),
+                      TOOL_AGENT_SCHEMA_TOKENS,
+                      128,
+                      8,
+                      96,
+                      32,
+                      300,
+                      Arrivals.poisson(rate == null ? 4.0 * fleet.workers() : rate),
                       seed));
       default ->
           throw new IllegalArgumentException(

@@ -143,6 +143,7 @@ public final class VirtualCluster {
   private final LoadTracker load = new LoadTracker();
   private final RequestRouter router;
   private final Oracle oracle;
+  private final TrueCachePicker hitMax;
   private final BlockHasher hasher;
   private final PriorityQueue<Ev> queue =
       new PriorityQueue<>(
@@ -191,7 +192,7 @@ public final class VirtualCluster {
     Fleet fleet = new Fleet(3, 1000, 30_000, () -> (long) now);
     fleet.apply(infos);
     index = new PrefixIndex(spec.blockSize());
-    PolicyConfig pc = spec.policy(arm.policy());
+    PolicyConfig pc = arm.policyConfig(spec);
     router =
         new RequestRouter(
             fleet,
@@ -201,6 +202,7 @@ public final class VirtualCluster {
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
             null);
     oracle = new Oracle(spec);
+    hitMax = arm.isHitMax() ? new HitMaxPicker(spec) : null;
     hasher = new BlockHasher(spec.blockSize());
   }
 
@@ -247,12 +249,12 @@ public final class VirtualCluster {
     long[] hashes = hasher.requestHashes(prompt, 0);
     int worker;
     Booking booking;
-    if (arm.isOracle()) {
+    if (arm.usesTrueCaches()) {
       int[] cached = new int[engines.length];
       for (int i = 0; i < engines.length; i++) {
         cached[i] = engines[i].blocks().cachedPrefixBlocks(prompt, null);
       }
-      Oracle.Pick pick = oracle.pick(hashes, cached);
+      Oracle.Pick pick = (hitMax != null ? hitMax : oracle).pick(hashes, cached);
       worker = pick.worker();
       booking = pick.booking();
     } else {

@@ -5,6 +5,7 @@ import io.infera.sim.bench.BenchRunner;
 import io.infera.sim.bench.FleetSpec;
 import io.infera.sim.bench.LiveCluster;
 import io.infera.sim.bench.StandardWorkloads;
+import io.infera.sim.workload.BundledTrace;
 import io.infera.sim.workload.TraceFormatException;
 import io.infera.sim.workload.TraceWorkload;
 import io.infera.sim.workload.Workload;
@@ -34,10 +35,11 @@ import picocli.CommandLine.Spec;
     versionProvider = Version.class,
     description = {
       "Run one workload against the same simulated fleet under every routing policy plus an"
-          + " oracle that knows each engine's true cache (fresh caches per arm, several seeds),"
-          + " and report TTFT, ITL, throughput, hit ratio (also relative to the oracle), worker"
-          + " share, errors and rejections as a table, DIR/results.json, DIR/report.md and PNG"
-          + " charts.",
+          + " oracle that knows each engine's true cache and the reference arms (a sweep of fixed"
+          + " overlap weights, hit-max), fresh caches per arm, several seeds, and report TTFT"
+          + " (p50/p90/p99/mean), ITL, throughput, hit ratio (also relative to the oracle),"
+          + " worker share, errors, rejections and each arm's regret against the best reference"
+          + " as a table, DIR/results.json, DIR/report.md and PNG charts.",
       "--virtual-time runs engines and the production routing code in a deterministic"
           + " discrete-event simulation (seconds, reproducible); without it the real router and"
           + " simulated engines talk over loopback HTTP and ZMQ."
@@ -50,14 +52,15 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(
         names = "--workload",
         paramLabel = "NAME",
-        description = "shared-prefix, multi-turn or no-reuse.")
+        description = "shared-prefix, multi-turn, no-reuse or tool-agent.")
     String workload;
 
     @Option(
         names = "--trace",
-        paramLabel = "FILE.jsonl",
+        paramLabel = "FILE.jsonl|NAME",
         description =
-            "Replay a Mooncake-format trace (timestamp, input_length, output_length, hash_ids).")
+            "Replay a Mooncake-format trace (timestamp, input_length, output_length, hash_ids):"
+                + " a file, or a bundled trace: mooncake-synthetic, mooncake-conversation.")
     Path trace;
   }
 
@@ -74,8 +77,10 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--policies",
       defaultValue = "all",
       description =
-          "Comma-separated arms: kv-aware, approx-prefix, least-loaded, round-robin, oracle; all ="
-              + " every policy plus the oracle (default).")
+          "Comma-separated arms: kv-aware, approx-prefix, least-loaded, round-robin, oracle,"
+              + " hit-max (most truly cached blocks), kv-aware@W (kv-aware pinned to overlap"
+              + " weight W), sweep (kv-aware@0.5,1,2,4,8,16,32); all = every policy, the oracle,"
+              + " hit-max and the sweep (default).")
   String policies;
 
   @Option(
@@ -191,18 +196,35 @@ public final class BenchCommand implements Callable<Integer> {
                 .withBlockTokens(traceBlockTokens)
                 .withSpeedup(traceSpeedup)
                 .withMaxRequests(requests == null ? Integer.MAX_VALUE : requests);
-        // Parse once up front so a bad file stops here with its line number.
-        TraceWorkload.load(source.trace, base);
-        Path file = source.trace;
-        workload =
-            seed -> {
-              try {
-                return TraceWorkload.load(file, base.withSeed(seed));
-              } catch (TraceFormatException | java.io.IOException e) {
-                throw new IllegalStateException("trace changed while running: " + e.getMessage());
-              }
-            };
-        name = "trace " + source.trace.getFileName();
+        BundledTrace bundled =
+            java.nio.file.Files.exists(source.trace)
+                ? null
+                : BundledTrace.byName(source.trace.toString());
+        if (bundled != null) {
+          bundled.load(base);
+          workload =
+              seed -> {
+                try {
+                  return bundled.load(base.withSeed(seed));
+                } catch (TraceFormatException | java.io.IOException e) {
+                  throw new IllegalStateException("bundled trace unreadable: " + e.getMessage());
+                }
+              };
+          name = "trace " + bundled.traceName();
+        } else {
+          // Parse once up front so a bad file stops here with its line number.
+          TraceWorkload.load(source.trace, base);
+          Path file = source.trace;
+          workload =
+              seed -> {
+                try {
+                  return TraceWorkload.load(file, base.withSeed(seed));
+                } catch (TraceFormatException | java.io.IOException e) {
+                  throw new IllegalStateException("trace changed while running: " + e.getMessage());
+                }
+              };
+          name = "trace " + source.trace.getFileName();
+        }
       } else {
         workload = StandardWorkloads.of(source.workload, fleet, kvFraction, requests, rate);
         name = source.workload;
@@ -211,7 +233,12 @@ public final class BenchCommand implements Callable<Integer> {
       err.println("infera-sim bench: " + e.getMessage());
       return 2;
     } catch (java.nio.file.NoSuchFileException e) {
-      err.println("infera-sim bench: --trace: no such file: " + e.getFile());
+      err.println(
+          "infera-sim bench: --trace: no such file: "
+              + e.getFile()
+              + " (bundled traces: "
+              + String.join(", ", BundledTrace.names())
+              + ")");
       return 2;
     } catch (java.io.IOException e) {
       err.println("infera-sim bench: --trace: cannot read " + source.trace + ": " + e.getMessage());

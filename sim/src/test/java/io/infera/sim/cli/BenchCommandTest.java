@@ -111,6 +111,78 @@ class BenchCommandTest {
     assertThat(((Number) kv.get("hit_ratio")).doubleValue()).isGreaterThan(0.5);
   }
 
+  @Test
+  void bundledTraceAndReferenceArmsReportRegret() throws Exception {
+    Path out = dir.resolve("b");
+    Outcome o =
+        run(
+            "bench",
+            "--trace=mooncake-synthetic",
+            "--requests=40",
+            "--trace-speedup=4",
+            "--workers=2",
+            "--blocks-per-worker=4096",
+            "--seeds=2",
+            "--virtual-time",
+            "--policies=kv-aware,hit-max,kv-aware@0.5,kv-aware@8",
+            "--out=" + out);
+    assertThat(o.code()).as(o.err()).isZero();
+    List<?> arms = (List<?>) Json.parse(Files.readString(out.resolve("results.json")));
+    assertThat(arms).hasSize(4);
+    List<String> policies = new ArrayList<>();
+    for (Object a : arms) {
+      Map<?, ?> arm = (Map<?, ?>) a;
+      policies.add((String) arm.get("policy"));
+      assertThat(((Number) arm.get("requests")).intValue()).isEqualTo(80);
+      assertThat(((Number) arm.get("ttft_mean_ms")).doubleValue()).isPositive();
+      assertThat(arm.get("regret_ttft_p50")).isInstanceOf(Number.class);
+      assertThat(arm.get("regret_ttft_mean")).isInstanceOf(Number.class);
+      assertThat((String) arm.get("best_static_arm")).isIn("kv-aware@0.5", "kv-aware@8");
+      assertThat((String) arm.get("regret_reference_p50"))
+          .isIn("kv-aware@0.5", "kv-aware@8", "hit-max");
+    }
+    assertThat(policies).containsExactly("kv-aware", "hit-max", "kv-aware@0.5", "kv-aware@8");
+    // Each metric's reference has zero regret on it; nothing beats the reference set.
+    Map<?, ?> first = (Map<?, ?>) arms.get(0);
+    for (Object a : arms) {
+      Map<?, ?> arm = (Map<?, ?>) a;
+      double p50 = ((Number) arm.get("regret_ttft_p50")).doubleValue();
+      if (arm.get("policy").equals(first.get("regret_reference_p50"))) {
+        assertThat(p50).isZero();
+      } else if (!arm.get("policy").equals("kv-aware")) {
+        assertThat(p50).isGreaterThanOrEqualTo(0);
+      }
+    }
+    assertThat(Files.readString(out.resolve("report.md")))
+        .contains("## Regret")
+        .contains("| workload | trace mooncake-synthetic |");
+    assertThat(o.out()).contains("regret p50");
+  }
+
+  @Test
+  void toolAgentWorkloadRuns() throws Exception {
+    Path out = dir.resolve("ta");
+    Outcome o =
+        run(
+            "bench",
+            "--workload=tool-agent",
+            "--workers=2",
+            "--requests=6",
+            "--seeds=1",
+            "--virtual-time",
+            "--policies=kv-aware,round-robin",
+            "--out=" + out);
+    assertThat(o.code()).as(o.err()).isZero();
+    List<?> arms = (List<?>) Json.parse(Files.readString(out.resolve("results.json")));
+    // 6 agents of 8 steps each.
+    assertThat(((Number) ((Map<?, ?>) arms.get(0)).get("requests")).intValue()).isEqualTo(48);
+    assertThat(((Number) ((Map<?, ?>) arms.get(0)).get("errors")).intValue()).isZero();
+    // No reference arm ran: regret is undefined, not 0.
+    Map<?, ?> kvArm = (Map<?, ?>) arms.get(0);
+    assertThat(kvArm.containsKey("regret_ttft_p50")).isTrue();
+    assertThat(kvArm.get("regret_ttft_p50")).isNull();
+  }
+
   @ParameterizedTest
   @CsvSource(
       delimiter = '|',
@@ -123,6 +195,12 @@ class BenchCommandTest {
         "--workload=shared-prefix --kv-fraction=0 --virtual-time|--kv-fraction must be",
         "--workload=no-reuse --overlap-weight=-1 --virtual-time|--overlap-weight",
         "--trace=/nonexistent/x.jsonl --virtual-time|no such file",
+        "--trace=mooncake-nonexistent --virtual-time|bundled traces: mooncake-synthetic",
+        "--workload=no-reuse --policies=kv-aware@fast --virtual-time|not a number",
+        "--workload=no-reuse --policies=kv-aware@-1 --virtual-time|finite number >= 0",
+        "--workload=no-reuse --policies=kv-aware@NaN --virtual-time|finite number >= 0",
+        "--workload=no-reuse --policies=kv-aware@Infinity --virtual-time|finite number >= 0",
+        "--workload=no-reuse --policies=sweep,kv-aware@4 --virtual-time|given twice",
         "--virtual-time|Missing required argument"
       })
   void badInputExitsWithAUsageErrorAndNoStackTrace(String args, String message) {

@@ -34,10 +34,13 @@ public final class ReportWriter {
     "ttft p50 ms",
     "ttft p90 ms",
     "ttft p99 ms",
+    "ttft mean ms",
     "tok/s",
     "hit ratio",
     "vs oracle",
-    "max/min share"
+    "max/min share",
+    "regret p50",
+    "regret mean"
   };
 
   private ReportWriter() {}
@@ -82,9 +85,10 @@ public final class ReportWriter {
   }
 
   /**
-   * A fixed-width text table, one row per arm: policy, requests, errors, rejected, TTFT p50/p90/p99
-   * (ms), throughput (tok/s), hit ratio, hit ratio vs oracle, max/min share. Undefined values print
-   * as {@code -}, an idle worker's share as {@code inf}. Ends with a newline.
+   * A fixed-width text table, one row per arm: policy, requests, errors, rejected, TTFT
+   * p50/p90/p99/mean (ms), throughput (tok/s), hit ratio, hit ratio vs oracle, max/min share,
+   * regret on p50 and mean TTFT (signed percent). Undefined values print as {@code -}, an idle
+   * worker's share as {@code inf}. Ends with a newline.
    */
   public static String table(List<ArmSummary> arms) {
     List<String[]> rows = new ArrayList<>(arms.size() + 1);
@@ -99,10 +103,13 @@ public final class ReportWriter {
             fixed(a.ttftP50Ms(), 1),
             fixed(a.ttftP90Ms(), 1),
             fixed(a.ttftP99Ms(), 1),
+            fixed(a.ttftMeanMs(), 1),
             fixed(a.throughputTokS(), 1),
             fixed(a.hitRatio(), 3),
             a.hitRatioVsOracle() == null ? "-" : fixed(a.hitRatioVsOracle(), 3),
-            fixed(a.maxMinShare(), 2)
+            fixed(a.maxMinShare(), 2),
+            a.regret() == null ? "-" : percent(a.regret().p50()),
+            a.regret() == null ? "-" : percent(a.regret().mean())
           });
     }
     int[] width = new int[HEADER.length];
@@ -149,6 +156,7 @@ public final class ReportWriter {
     m.put("ttft_p50_ms", finite(a.ttftP50Ms()));
     m.put("ttft_p90_ms", finite(a.ttftP90Ms()));
     m.put("ttft_p99_ms", finite(a.ttftP99Ms()));
+    m.put("ttft_mean_ms", finite(a.ttftMeanMs()));
     m.put("itl_p50_ms", finite(a.itlP50Ms()));
     m.put("itl_p99_ms", finite(a.itlP99Ms()));
     m.put("throughput_tok_s", finite(a.throughputTokS()));
@@ -157,6 +165,14 @@ public final class ReportWriter {
         "hit_ratio_vs_oracle", a.hitRatioVsOracle() == null ? null : finite(a.hitRatioVsOracle()));
     m.put("max_min_share", finite(a.maxMinShare()));
     m.put("per_worker_requests", new LinkedHashMap<String, Object>(a.perWorkerRequests()));
+    m.put("ttft_p50_seed_mean_ms", finite(a.ttftP50SeedMeanMs()));
+    m.put("ttft_mean_seed_mean_ms", finite(a.ttftMeanSeedMeanMs()));
+    ArmSummary.Regret r = a.regret();
+    m.put("regret_ttft_p50", r == null ? null : finite(r.p50()));
+    m.put("regret_ttft_mean", r == null ? null : finite(r.mean()));
+    m.put("regret_reference_p50", r == null ? null : r.p50Reference());
+    m.put("regret_reference_mean", r == null ? null : r.meanReference());
+    m.put("best_static_arm", r == null ? null : r.bestStatic());
     return m;
   }
 
@@ -188,6 +204,7 @@ public final class ReportWriter {
       md.append('\n');
     }
     md.append("## Results\n\n```text\n").append(table(arms)).append("```\n\n");
+    appendRegret(md, arms);
     appendWorkerTable(md, arms);
     md.append("## Charts\n\n");
     if (chartsProblem == null) {
@@ -212,9 +229,62 @@ public final class ReportWriter {
         "- `max/min share` = requests on the busiest worker / on the idlest; `inf` when a worker"
             + " got none.\n");
     md.append(
+        "- `regret` = (arm − best reference) / best reference on each seed's p50 (or mean) TTFT"
+            + " averaged over the seeds; the references are the best static overlap weight in"
+            + " hindsight (the `kv-aware@W` sweep arm with the lowest seed-mean of mean TTFT) and"
+            + " `hit-max` (most truly cached blocks, ties by load), whichever is lower on that"
+            + " metric; `-` when neither ran. Negative means faster than the reference.\n");
+    md.append(
         "- `results.json` holds these numbers (null where undefined or infinite);"
             + " `requests.csv` every request.\n");
     return md.toString();
+  }
+
+  private static void appendRegret(StringBuilder md, List<ArmSummary> arms) {
+    ArmSummary.Regret any = null;
+    for (ArmSummary a : arms) {
+      if (a.regret() != null) {
+        any = a.regret();
+        break;
+      }
+    }
+    if (any == null) {
+      return;
+    }
+    md.append("## Regret\n\n");
+    md.append("- Best static overlap weight in hindsight (lowest seed-mean of mean TTFT): ")
+        .append(any.bestStatic() == null ? "no sweep arm ran" : "`" + any.bestStatic() + "`")
+        .append(".\n");
+    md.append("- Reference on p50 TTFT: `")
+        .append(any.p50Reference())
+        .append("`; on mean TTFT: `")
+        .append(any.meanReference())
+        .append("`.\n\n");
+    md.append(
+        "| policy | ttft p50 ms (seed mean) | ttft mean ms (seed mean) | regret p50 | regret mean |\n"
+            + "|---|---:|---:|---:|---:|\n");
+    for (ArmSummary a : arms) {
+      md.append("| ")
+          .append(cell(a.policy()))
+          .append(" | ")
+          .append(fixed(a.ttftP50SeedMeanMs(), 1))
+          .append(" | ")
+          .append(fixed(a.ttftMeanSeedMeanMs(), 1))
+          .append(" | ")
+          .append(a.regret() == null ? "-" : percent(a.regret().p50()))
+          .append(" | ")
+          .append(a.regret() == null ? "-" : percent(a.regret().mean()))
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+
+  /** A signed percentage with one decimal ({@code +12.3%}); {@code -} when undefined. */
+  static String percent(double ratio) {
+    if (!Double.isFinite(ratio)) {
+      return "-";
+    }
+    return String.format(Locale.ROOT, "%+.1f%%", 100 * ratio);
   }
 
   private static void appendWorkerTable(StringBuilder md, List<ArmSummary> arms) {

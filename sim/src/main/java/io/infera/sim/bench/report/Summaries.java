@@ -21,6 +21,15 @@ public final class Summaries {
   /** The arm that knows every engine's true cache; {@link #withOracle} normalises by it. */
   public static final String ORACLE = "oracle";
 
+  /** The hit-maximizing reference arm; {@link #withReferences} compares against it. */
+  public static final String HIT_MAX = "hit-max";
+
+  /** Names the sweep arms ({@code kv-aware@W}, kv-aware pinned to weight W): references. */
+  public static final String SWEEP_PREFIX = "kv-aware@";
+
+  /** The arm whose regret the report headlines. */
+  public static final String KV_AWARE = "kv-aware";
+
   private Summaries() {}
 
   /**
@@ -89,6 +98,7 @@ public final class Summaries {
     long output = 0;
     double[] ttft = new double[results.size()];
     int ttftCount = 0;
+    Map<Integer, List<Double>> ttftBySeed = new TreeMap<>();
     int itlCount = 0;
     for (RequestResult r : results) {
       if (!r.policy().equals(policy)) {
@@ -112,6 +122,7 @@ public final class Summaries {
         continue;
       }
       ttft[ttftCount++] = r.ttftMs();
+      ttftBySeed.computeIfAbsent(r.seed(), k -> new ArrayList<>()).add(r.ttftMs());
       for (double gap : r.itlMs()) {
         itl[itlCount++] = gap;
       }
@@ -141,12 +152,40 @@ public final class Summaries {
         prompt == 0 ? Double.NaN : (double) cached / prompt,
         null,
         maxMinShare(perWorker.values()),
-        perWorker);
+        perWorker,
+        mean(ttftSorted),
+        seedMean(ttftBySeed, true),
+        seedMean(ttftBySeed, false),
+        null);
+  }
+
+  private static double mean(double[] values) {
+    if (values.length == 0) {
+      return Double.NaN;
+    }
+    double sum = 0;
+    for (double v : values) {
+      sum += v;
+    }
+    return sum / values.length;
+  }
+
+  /** Each seed's p50 (or mean) TTFT, averaged over the seeds with a successful request. */
+  private static double seedMean(Map<Integer, List<Double>> bySeed, boolean p50) {
+    if (bySeed.isEmpty()) {
+      return Double.NaN;
+    }
+    double sum = 0;
+    for (List<Double> v : bySeed.values()) {
+      double[] sorted = v.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+      sum += p50 ? percentile(sorted, 50) : mean(sorted);
+    }
+    return sum / bySeed.size();
   }
 
   /**
    * Summarises every policy found in {@code all} (in order of first appearance) and applies {@link
-   * #withOracle}.
+   * #withOracle} and {@link #withReferences}.
    */
   public static List<ArmSummary> summarizeAll(
       List<RequestResult> all, double durationMs, Collection<String> fleet) {
@@ -158,7 +197,7 @@ public final class Summaries {
     for (Map.Entry<String, List<RequestResult>> e : byPolicy.entrySet()) {
       arms.add(summarize(e.getKey(), e.getValue(), durationMs, fleet));
     }
-    return withOracle(arms);
+    return withReferences(withOracle(arms));
   }
 
   /**
@@ -178,6 +217,70 @@ public final class Summaries {
       out.add(a.withHitRatioVsOracle(oracleHit == null ? null : a.hitRatio() / oracleHit));
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * Fills {@link ArmSummary#regret} on every arm against the run's references: the best static
+   * overlap weight in hindsight (of the sweep arms {@value #SWEEP_PREFIX}W, the one with the lowest
+   * seed-mean of mean TTFT; ties to the earlier arm) and {@value #HIT_MAX}. Per metric (seed-mean
+   * p50 TTFT, seed-mean of mean TTFT) the reference is whichever of the two is lower on it. Without
+   * any reference arm every regret is null; a reference at 0 ms leaves that regret NaN. Returns new
+   * summaries in the same order.
+   */
+  public static List<ArmSummary> withReferences(List<ArmSummary> arms) {
+    ArmSummary bestStatic = null;
+    ArmSummary hitMax = null;
+    for (ArmSummary a : arms) {
+      if (a.policy().startsWith(SWEEP_PREFIX)
+          && !Double.isNaN(a.ttftMeanSeedMeanMs())
+          && (bestStatic == null || a.ttftMeanSeedMeanMs() < bestStatic.ttftMeanSeedMeanMs())) {
+        bestStatic = a;
+      }
+      if (a.policy().equals(HIT_MAX) && !Double.isNaN(a.ttftMeanSeedMeanMs())) {
+        hitMax = a;
+      }
+    }
+    List<ArmSummary> out = new ArrayList<>(arms.size());
+    if (bestStatic == null && hitMax == null) {
+      for (ArmSummary a : arms) {
+        out.add(a.withRegret(null));
+      }
+      return List.copyOf(out);
+    }
+    ArmSummary p50Ref = lower(bestStatic, hitMax, ArmSummary::ttftP50SeedMeanMs);
+    ArmSummary meanRef = lower(bestStatic, hitMax, ArmSummary::ttftMeanSeedMeanMs);
+    for (ArmSummary a : arms) {
+      out.add(
+          a.withRegret(
+              new ArmSummary.Regret(
+                  bestStatic == null ? null : bestStatic.policy(),
+                  p50Ref.policy(),
+                  regret(a.ttftP50SeedMeanMs(), p50Ref.ttftP50SeedMeanMs()),
+                  meanRef.policy(),
+                  regret(a.ttftMeanSeedMeanMs(), meanRef.ttftMeanSeedMeanMs()))));
+    }
+    return List.copyOf(out);
+  }
+
+  private static ArmSummary lower(
+      ArmSummary a, ArmSummary b, java.util.function.ToDoubleFunction<ArmSummary> metric) {
+    if (a == null || Double.isNaN(metric.applyAsDouble(a))) {
+      return b == null || Double.isNaN(metric.applyAsDouble(b)) ? a : b;
+    }
+    if (b == null || Double.isNaN(metric.applyAsDouble(b))) {
+      return a;
+    }
+    return metric.applyAsDouble(b) < metric.applyAsDouble(a) ? b : a;
+  }
+
+  /**
+   * {@code (value − reference) / reference}; NaN when either is undefined or the reference is 0.
+   */
+  static double regret(double value, double reference) {
+    if (!(reference > 0) || Double.isNaN(value) || Double.isInfinite(reference)) {
+      return Double.NaN;
+    }
+    return (value - reference) / reference;
   }
 
   private static void checkDuration(double durationMs) {

@@ -79,13 +79,21 @@ class ReportWriterTest {
             "ttft_p50_ms",
             "ttft_p90_ms",
             "ttft_p99_ms",
+            "ttft_mean_ms",
             "itl_p50_ms",
             "itl_p99_ms",
             "throughput_tok_s",
             "hit_ratio",
             "hit_ratio_vs_oracle",
             "max_min_share",
-            "per_worker_requests");
+            "per_worker_requests",
+            "ttft_p50_seed_mean_ms",
+            "ttft_mean_seed_mean_ms",
+            "regret_ttft_p50",
+            "regret_ttft_mean",
+            "regret_reference_p50",
+            "regret_reference_mean",
+            "best_static_arm");
     ArmSummary a = arms.get(0);
     assertThat(kv.get("policy")).isEqualTo("kv-aware");
     assertThat(kv.get("seeds")).isEqualTo(2L);
@@ -93,6 +101,10 @@ class ReportWriterTest {
     assertThat(kv.get("errors")).isEqualTo(0L);
     assertThat(kv.get("ttft_p50_ms")).isEqualTo(a.ttftP50Ms());
     assertThat(kv.get("ttft_p99_ms")).isEqualTo(a.ttftP99Ms());
+    assertThat(kv.get("ttft_mean_ms")).isEqualTo(a.ttftMeanMs());
+    assertThat(kv.get("ttft_p50_seed_mean_ms")).isEqualTo(a.ttftP50SeedMeanMs());
+    // No sweep or hit-max arm: regret is undefined, not 0.
+    assertThat(kv).containsEntry("regret_ttft_p50", null).containsEntry("best_static_arm", null);
     assertThat(kv.get("itl_p99_ms")).isEqualTo(6.0);
     assertThat(kv.get("throughput_tok_s")).isEqualTo(a.throughputTokS());
     assertThat(kv.get("hit_ratio")).isEqualTo(0.6);
@@ -159,15 +171,67 @@ class ReportWriterTest {
     assertThat(lines.get(0))
         .startsWith(
             "policy       requests  errors  rejected  ttft p50 ms  ttft p90 ms  ttft p99 ms")
-        .endsWith("hit ratio  vs oracle  max/min share");
+        .endsWith("hit ratio  vs oracle  max/min share  regret p50  regret mean");
     assertThat(lines.get(1)).matches("[- ]+");
     // Every row ends where the header ends: columns are right-aligned to one width.
     for (String line : lines) {
       assertThat(line).hasSameSizeAs(lines.get(0));
     }
-    assertThat(lines.get(2)).startsWith("kv-aware ").endsWith("0.750            inf");
+    assertThat(lines.get(2))
+        .startsWith("kv-aware ")
+        .endsWith("0.750            inf           -            -");
     assertThat(lines.get(3)).startsWith("round-robin").contains("  1         1  ");
-    assertThat(lines.get(4)).startsWith("oracle ").endsWith("1.000           1.00");
+    assertThat(lines.get(4)).startsWith("oracle ").contains("1.000           1.00");
+  }
+
+  @Test
+  void regretAgainstTheReferencesInTableMarkdownAndJson(@TempDir Path dir) throws Exception {
+    List<RequestResult> all = new ArrayList<>();
+    // Per seed, every request of an arm has the same TTFT: seed 0 → base, seed 1 → 2 × base.
+    Map<String, Double> base = new LinkedHashMap<>();
+    base.put("kv-aware", 12.0);
+    base.put("kv-aware@1", 12.0);
+    base.put("kv-aware@4", 10.0);
+    base.put("hit-max", 11.0);
+    for (Map.Entry<String, Double> e : base.entrySet()) {
+      for (int seed = 0; seed < 2; seed++) {
+        for (int i = 0; i < 10; i++) {
+          double ttft = e.getValue() * (seed + 1);
+          all.add(
+              RequestResult.ok(
+                  e.getKey(), seed, "s" + i, 0, "w0", i, ttft, ttft, List.of(), 100, 50, 8));
+        }
+      }
+    }
+    List<ArmSummary> arms = Summaries.summarizeAll(all, 1_000, List.of("w0"));
+    ReportWriter.write(dir, "regret", Map.of(), arms, all);
+    List<?> json = (List<?>) Json.parse(Files.readString(dir.resolve("results.json")));
+    Map<?, ?> kv = (Map<?, ?>) json.get(0);
+    // Seed means: kv-aware (12 + 24) / 2 = 18 against kv-aware@4 (10 + 20) / 2 = 15: +20 %.
+    assertThat((Double) kv.get("ttft_p50_seed_mean_ms")).isEqualTo(18.0);
+    assertThat((Double) kv.get("regret_ttft_p50")).isCloseTo(0.2, within(1e-12));
+    assertThat((Double) kv.get("regret_ttft_mean")).isCloseTo(0.2, within(1e-12));
+    assertThat(kv.get("best_static_arm")).isEqualTo("kv-aware@4");
+    assertThat(kv.get("regret_reference_p50")).isEqualTo("kv-aware@4");
+    assertThat((Double) ((Map<?, ?>) json.get(3)).get("regret_ttft_p50"))
+        .isCloseTo(0.1, within(1e-12));
+    String table = ReportWriter.table(arms);
+    assertThat(table.lines().toList().get(2)).endsWith("+20.0%       +20.0%");
+    assertThat(table.lines().toList().get(4)).endsWith("+0.0%        +0.0%");
+    String md = Files.readString(dir.resolve("report.md"));
+    assertThat(md)
+        .contains("## Regret")
+        .contains("lowest seed-mean of mean TTFT): `kv-aware@4`")
+        .contains("| kv-aware | 18.0 | 18.0 | +20.0% | +20.0% |")
+        .contains("| hit-max | 16.5 | 16.5 | +10.0% | +10.0% |");
+  }
+
+  @Test
+  void percentIsSignedWithOneDecimal() {
+    assertThat(ReportWriter.percent(0.05)).isEqualTo("+5.0%");
+    assertThat(ReportWriter.percent(-0.1234)).isEqualTo("-12.3%");
+    assertThat(ReportWriter.percent(Double.NaN)).isEqualTo("-");
+    assertThat(ReportWriter.percent(Double.POSITIVE_INFINITY)).isEqualTo("-");
   }
 
   @Test

@@ -165,6 +165,82 @@ class SummariesTest {
   }
 
   @Test
+  void meanAndSeedMeansCountSuccessesOnly() {
+    List<RequestResult> r = new ArrayList<>();
+    // Seed 1: TTFT 1, 2, 9 (p50 2, mean 4); seed 2: 10, 20 (p50 10, mean 15); one failure.
+    for (double t : new double[] {1, 2, 9}) {
+      r.add(ok("kv", 1, "w0", t, 10, 0, 1));
+    }
+    for (double t : new double[] {10, 20}) {
+      r.add(ok("kv", 2, "w0", t, 10, 0, 1));
+    }
+    r.add(RequestResult.failed("kv", 2, "s", 0, "w0", 0, "http_500"));
+    ArmSummary a = Summaries.summarize("kv", r, 1_000);
+    assertThat(a.ttftMeanMs()).isCloseTo(42.0 / 5, within(1e-12));
+    assertThat(a.ttftP50SeedMeanMs()).isEqualTo((2 + 10) / 2.0);
+    assertThat(a.ttftMeanSeedMeanMs()).isEqualTo((4 + 15) / 2.0);
+    assertThat(a.regret()).isNull();
+    ArmSummary none = Summaries.summarize("kv", List.of(), 1_000);
+    assertThat(none.ttftMeanMs()).isNaN();
+    assertThat(none.ttftP50SeedMeanMs()).isNaN();
+  }
+
+  /** One arm of one seed with these TTFTs. */
+  private static ArmSummary arm(String name, double... ttfts) {
+    List<RequestResult> r = new ArrayList<>();
+    for (double t : ttfts) {
+      r.add(ok(name, 0, "w0", t, 10, 0, 1));
+    }
+    return Summaries.summarize(name, r, 1_000);
+  }
+
+  @Test
+  void referencesAreTheBestStaticWeightByMeanAndHitMax() {
+    // kv-aware@2 has the lower mean (4 < 5) though the higher p50 (4 > 3): it is the best static
+    // weight, chosen by mean TTFT. hit-max has the lowest p50 (3.5 < 4) but not the lowest mean.
+    List<ArmSummary> arms =
+        Summaries.withReferences(
+            List.of(
+                arm("kv-aware", 6, 6, 6),
+                arm("kv-aware@1", 1, 3, 11),
+                arm("kv-aware@2", 4, 4, 4),
+                arm("hit-max", 3.5, 3.5, 8),
+                arm("round-robin", 8, 8, 8)));
+    ArmSummary.Regret kv = arms.get(0).regret();
+    assertThat(kv.bestStatic()).isEqualTo("kv-aware@2");
+    assertThat(kv.p50Reference()).isEqualTo("hit-max");
+    assertThat(kv.meanReference()).isEqualTo("kv-aware@2");
+    assertThat(kv.p50()).isCloseTo((6 - 3.5) / 3.5, within(1e-12));
+    assertThat(kv.mean()).isCloseTo((6 - 4) / 4.0, within(1e-12));
+    // kv-aware@1's p50 of 3 beats both references: a negative regret, reported as such.
+    assertThat(arms.get(1).regret().p50()).isCloseTo((3 - 3.5) / 3.5, within(1e-12));
+    assertThat(arms.get(3).regret().p50()).isZero();
+    assertThat(arms).allSatisfy(a -> assertThat(a.regret().bestStatic()).isEqualTo("kv-aware@2"));
+  }
+
+  @Test
+  void onlyOneKindOfReferenceOrNone() {
+    List<ArmSummary> sweepOnly =
+        Summaries.withReferences(List.of(arm("kv-aware", 2), arm("kv-aware@8", 1)));
+    assertThat(sweepOnly.get(0).regret().p50()).isEqualTo(1.0);
+    assertThat(sweepOnly.get(0).regret().p50Reference()).isEqualTo("kv-aware@8");
+    List<ArmSummary> hitMaxOnly =
+        Summaries.withReferences(List.of(arm("kv-aware", 2), arm("hit-max", 4)));
+    assertThat(hitMaxOnly.get(0).regret().bestStatic()).isNull();
+    assertThat(hitMaxOnly.get(0).regret().mean()).isEqualTo(-0.5);
+    List<ArmSummary> none = Summaries.withReferences(List.of(arm("kv-aware", 2), arm("oracle", 1)));
+    assertThat(none).allSatisfy(a -> assertThat(a.regret()).isNull());
+    // A reference without successful requests does not count; one at 0 ms leaves regret NaN.
+    List<ArmSummary> empty =
+        Summaries.withReferences(
+            List.of(arm("kv-aware", 2), Summaries.summarize("hit-max", List.of(), 1_000)));
+    assertThat(empty.get(0).regret()).isNull();
+    List<ArmSummary> zero =
+        Summaries.withReferences(List.of(arm("kv-aware", 2), arm("hit-max", 0)));
+    assertThat(zero.get(0).regret().p50()).isNaN();
+  }
+
+  @Test
   void mixedPoliciesAndBadDurationsAreRefused() {
     List<RequestResult> mixed = List.of(ok("a", 0, "w", 1, 1, 0, 1), ok("b", 0, "w", 1, 1, 0, 1));
     assertThatThrownBy(() -> Summaries.summarize("a", mixed, 1)).hasMessageContaining("'b'");

@@ -92,7 +92,7 @@ public final class AdminViews {
     if (!t.config().scrapes(m.info().id().value(), m.info().pool())) {
       return null;
     }
-    EngineLoadTable.View v = t.view(m.info().id(), l);
+    EngineLoadTable.View v = t.view(m.info().id());
     Map<String, Object> e = new LinkedHashMap<>();
     e.put("blocks", round(v.term().blocks()));
     e.put("requests", finite(v.stats() == null ? Double.NaN : v.stats().requests()));

@@ -5,7 +5,6 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.EngineTerm;
 import io.infera.router.policy.LoadSnapshot;
 import io.infera.router.policy.Worker;
-import io.infera.router.policy.WorkerLoad;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -39,7 +38,6 @@ public final class EngineLoadTable {
   private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
   private volatile double fleetMeanBlocks = Double.NaN;
   private MeterRegistry registry;
-  private java.util.function.Function<WorkerId, WorkerLoad> routerLoad = id -> WorkerLoad.IDLE;
 
   /** What {@code /v1/workers} shows of a worker's engine-reported load. */
   public record View(
@@ -60,10 +58,15 @@ public final class EngineLoadTable {
     return config;
   }
 
-  /** A scrape of {@code worker} read {@code stats} now. */
-  public void report(WorkerId worker, EngineStats stats) {
+  /**
+   * A scrape of {@code worker} read {@code stats} now.
+   *
+   * @param routerInFlight the requests the router had in flight on the worker while the scrape ran
+   *     (the larger of its counts when the scrape started and when it ended)
+   */
+  public void report(WorkerId worker, EngineStats stats, int routerInFlight) {
     State s = state(worker);
-    s.report(stats, nowMs.getAsLong());
+    s.report(stats, routerInFlight, nowMs.getAsLong());
   }
 
   /** A scrape of {@code worker} failed: its snapshot is unknown until the next good one. */
@@ -113,7 +116,7 @@ public final class EngineLoadTable {
     Map<WorkerId, EngineTerm> terms = new HashMap<>(candidates.size() * 2);
     for (Worker w : candidates) {
       State s = states.get(w.id());
-      EngineTerm t = s == null ? EngineTerm.UNKNOWN : s.term(snapshot.of(w.id()), now);
+      EngineTerm t = s == null ? EngineTerm.UNKNOWN : s.term(now);
       if (t.known()) {
         terms.put(w.id(), t);
       }
@@ -121,22 +124,20 @@ public final class EngineLoadTable {
     return terms.isEmpty() ? snapshot : snapshot.withEngine(terms);
   }
 
-  /** The engine term of {@code worker} now, given the router's own load there. */
-  public EngineTerm term(WorkerId worker, WorkerLoad routerLoad) {
+  /** The engine term of {@code worker} now. */
+  public EngineTerm term(WorkerId worker) {
     State s = states.get(worker);
-    return s == null || !config.enabled()
-        ? EngineTerm.UNKNOWN
-        : s.term(routerLoad, nowMs.getAsLong());
+    return s == null || !config.enabled() ? EngineTerm.UNKNOWN : s.term(nowMs.getAsLong());
   }
 
   /** What {@code /v1/workers} shows for {@code worker}. */
-  public View view(WorkerId worker, WorkerLoad routerLoad) {
+  public View view(WorkerId worker) {
     State s = states.get(worker);
     if (s == null) {
       return new View(EngineTerm.UNKNOWN, null, -1, null, Double.NaN, Double.NaN, Double.NaN);
     }
     long now = nowMs.getAsLong();
-    return s.view(routerLoad, now);
+    return s.view(now);
   }
 
   /** Scrapes of {@code worker} that ended with {@code outcome}. */
@@ -145,14 +146,8 @@ public final class EngineLoadTable {
     return s == null ? 0 : s.outcomes.get(outcome).get();
   }
 
-  /**
-   * Registers the fleet-wide meters; per-worker ones follow as workers are reported.
-   *
-   * @param routerLoad the router's own load of a worker, for the engine-term gauge
-   */
-  public void bindTo(
-      MeterRegistry registry, java.util.function.Function<WorkerId, WorkerLoad> routerLoad) {
-    this.routerLoad = routerLoad;
+  /** Registers the fleet-wide meters; per-worker ones follow as workers are reported. */
+  public void bindTo(MeterRegistry registry) {
     this.registry = registry;
     for (String reason : List.of("malformed", "duplicate", "too_long", "over_limit")) {
       FunctionCounter.builder(
@@ -192,6 +187,7 @@ public final class EngineLoadTable {
     final Map<ScrapeOutcome, AtomicLong> outcomes = new EnumMap<>(ScrapeOutcome.class);
     final List<Meter> meters = new ArrayList<>();
     volatile EngineStats stats;
+    volatile int routerInFlight;
     volatile long at = -1;
     volatile ScrapeOutcome last;
     volatile double meanBlocks = Double.NaN;
@@ -209,7 +205,8 @@ public final class EngineLoadTable {
       }
     }
 
-    synchronized void report(EngineStats st, long now) {
+    synchronized void report(EngineStats st, int inFlight, long now) {
+      routerInFlight = inFlight;
       stats = st;
       at = now;
       last = ScrapeOutcome.OK;
@@ -241,7 +238,7 @@ public final class EngineLoadTable {
       predictedHits += Math.max(0, Math.min(hits, blocks));
     }
 
-    EngineTerm term(WorkerLoad routerLoad, long now) {
+    EngineTerm term(long now) {
       EngineStats st = stats;
       long t = at;
       if (st == null || t < 0) {
@@ -252,16 +249,11 @@ public final class EngineLoadTable {
         return EngineTerm.UNKNOWN;
       }
       return EngineTerm.of(
-          st.requests(),
-          st.kvUsage(),
-          routerLoad.inFlight(),
-          meanBlocks(this),
-          config.weight(),
-          age);
+          st.requests(), st.kvUsage(), routerInFlight, meanBlocks(this), config.weight(), age);
     }
 
-    synchronized View view(WorkerLoad routerLoad, long now) {
-      EngineTerm term = term(routerLoad, now);
+    synchronized View view(long now) {
+      EngineTerm term = term(now);
       return new View(
           term,
           stats,
@@ -301,10 +293,7 @@ public final class EngineLoadTable {
               .tags(tags)
               .register(registry));
       meters.add(
-          Gauge.builder(
-                  "infera.engine.load.blocks",
-                  this,
-                  s -> s.term(routerLoad.apply(id), nowMs.getAsLong()).blocks())
+          Gauge.builder("infera.engine.load.blocks", this, s -> s.term(nowMs.getAsLong()).blocks())
               .description("the engine term a pick would add now (blocks; 0 when unknown)")
               .tags(tags)
               .register(registry));

@@ -44,9 +44,18 @@ public final class EngineScraper implements AutoCloseable {
   private final Set<WorkerId> inFlight = ConcurrentHashMap.newKeySet();
   private final Set<WorkerId> warned = ConcurrentHashMap.newKeySet();
 
+  private final java.util.function.ToIntFunction<WorkerId> routerInFlight;
+
+  /**
+   * @param routerInFlight the requests the router has in flight on a worker now
+   */
   public EngineScraper(
-      EngineLoadConfig config, EngineLoadTable table, Supplier<List<WorkerInfo>> workers) {
+      EngineLoadConfig config,
+      EngineLoadTable table,
+      Supplier<List<WorkerInfo>> workers,
+      java.util.function.ToIntFunction<WorkerId> routerInFlight) {
     this.config = config;
+    this.routerInFlight = routerInFlight;
     this.table = table;
     this.workers = workers;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(daemon("infera-engine-scrape"));
@@ -96,6 +105,7 @@ public final class EngineScraper implements AutoCloseable {
       return CompletableFuture.completedFuture(null);
     }
     long max = config.maxBodyBytes();
+    int inFlightAtStart = routerInFlight.applyAsInt(w.id());
     return client
         .sendAsync(
             req,
@@ -117,7 +127,11 @@ public final class EngineScraper implements AutoCloseable {
               } else if (resp.body() == null) {
                 o = ScrapeOutcome.TOO_LARGE;
               } else {
-                o = read(w.id(), resp.body());
+                o =
+                    read(
+                        w.id(),
+                        resp.body(),
+                        Math.max(inFlightAtStart, routerInFlight.applyAsInt(w.id())));
               }
               if (o != ScrapeOutcome.OK) {
                 table.failed(w.id(), o);
@@ -131,7 +145,7 @@ public final class EngineScraper implements AutoCloseable {
             });
   }
 
-  private ScrapeOutcome read(WorkerId id, byte[] body) {
+  private ScrapeOutcome read(WorkerId id, byte[] body, int inFlight) {
     PromText.Result parsed =
         PromText.parse(
             new String(body, StandardCharsets.UTF_8),
@@ -142,7 +156,7 @@ public final class EngineScraper implements AutoCloseable {
     if (stats == null) {
       return ScrapeOutcome.NO_SERIES;
     }
-    table.report(id, stats);
+    table.report(id, stats, inFlight);
     return ScrapeOutcome.OK;
   }
 

@@ -33,27 +33,30 @@ public record EngineTerm(double blocks, double engineRequests, double kvUsage, l
    * The term from one snapshot:
    *
    * <pre>
-   * weight × ( max(0, engineRequests − routerInFlight) × meanBlocks
+   * weight × ( max(0, engineRequests − routerInFlightAtScrape) × meanBlocks
    *          + clamp((kvUsage − KV_KNEE) / (1 − KV_KNEE), 0, 1) × meanBlocks )
    * </pre>
    *
-   * An unknown part (NaN) contributes 0.
+   * An unknown part (NaN) contributes 0. The router's in-flight count is the one at the time of the
+   * scrape, not at the pick: the snapshot and the count then describe the same moment, and a
+   * request that ended since the scrape is not counted as unseen load.
    *
    * @param engineRequests running + waiting as the engine reported them
    * @param kvUsage the engine's KV usage, 0..1
-   * @param routerInFlight requests the router (every replica it hears of) has in flight there
+   * @param routerInFlightAtScrape requests the router (and every replica it hears of) had in flight
+   *     there while the scrape ran (the larger of its counts at the start and the end)
    * @param meanBlocks mean blocks of a request booked on the worker (&gt; 0)
    * @param weight {@code policy.engineLoad.weight}
    */
   public static EngineTerm of(
       double engineRequests,
       double kvUsage,
-      int routerInFlight,
+      int routerInFlightAtScrape,
       double meanBlocks,
       double weight,
       long ageMs) {
     double unseen =
-        Double.isFinite(engineRequests) ? Math.max(0, engineRequests - routerInFlight) : 0;
+        Double.isFinite(engineRequests) ? Math.max(0, engineRequests - routerInFlightAtScrape) : 0;
     double pressure =
         Double.isFinite(kvUsage)
             ? Math.min(1, Math.max(0, (kvUsage - KV_KNEE) / (1 - KV_KNEE)))

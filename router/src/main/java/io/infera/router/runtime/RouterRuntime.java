@@ -124,14 +124,15 @@ public final class RouterRuntime implements AutoCloseable {
     // Engine-reported load: scraped off the request path, read by picks (docs/routing.md).
     this.engineLoad =
         new EngineLoadTable(config.engineLoad(), () -> System.nanoTime() / 1_000_000L);
-    this.engineLoad.bindTo(registry, load::load);
+    this.engineLoad.bindTo(registry);
     if (config.engineLoad().enabled()) {
       router.attachEngineLoad(engineLoad);
       this.engineScraper =
           new EngineScraper(
                   config.engineLoad(),
                   engineLoad,
-                  () -> fleet.members().stream().map(Fleet.Member::info).toList())
+                  () -> fleet.members().stream().map(Fleet.Member::info).toList(),
+                  id -> load.load(id).inFlight())
               .start();
     } else {
       this.engineScraper = null;

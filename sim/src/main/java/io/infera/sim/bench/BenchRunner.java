@@ -99,4 +99,11 @@ public final class BenchRunner {
   public static Driver virtual(FleetSpec fleet) {
     return (arm, seed, workload) -> new VirtualCluster(fleet, arm, seed).run(workload);
   }
+
+  /** The virtual-time driver with the router's engine-reported load set to {@code engineLoad}. */
+  public static Driver virtual(
+      FleetSpec fleet, io.infera.router.config.EngineLoadConfig engineLoad, double scrapeDelayMs) {
+    return (arm, seed, workload) ->
+        new VirtualCluster(fleet, arm, seed, engineLoad, scrapeDelayMs).run(workload);
+  }
 }

@@ -1,8 +1,11 @@
 package io.infera.sim.bench;
 
+import io.infera.router.config.EngineLoadConfig;
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.engineload.EngineLoadTable;
+import io.infera.router.engineload.EngineStats;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.KvEvent;
@@ -60,6 +63,16 @@ public final class VirtualCluster {
   private record StepDone(double at, long order, int worker, EngineCore.Step step) implements Ev {}
 
   private record Deliver(double at, long order, int worker, List<KvEvent> events) implements Ev {}
+
+  /** The router starts a scrape of one engine's /metrics. */
+  private record Scrape(double at, long order, int worker) implements Ev {}
+
+  /**
+   * A scrape's answer (the engine's state when it was read) reaches the router, which had {@code
+   * inFlightAtStart} requests in flight there when it sent the scrape.
+   */
+  private record ScrapeDone(
+      double at, long order, int worker, EngineStats stats, int inFlightAtStart) implements Ev {}
 
   /** A session's progress through its turns. */
   private static final class SessionRun {
@@ -149,6 +162,11 @@ public final class VirtualCluster {
           (a, b) ->
               a.at() != b.at() ? Double.compare(a.at(), b.at()) : Long.compare(order(a), order(b)));
   private final Map<String, Req> inFlight = new HashMap<>();
+  private final EngineLoadConfig engineLoadConfig;
+  private final double scrapeDelayMs;
+  private final EngineLoadTable engineLoad;
+  // Queued events other than scrapes: scrapes stop rescheduling once the traffic is done.
+  private long pendingWork;
   private final List<RequestResult> results = new ArrayList<>();
   private double now;
   private long order;
@@ -158,7 +176,20 @@ public final class VirtualCluster {
    * @param seed varies the engines' hash seed (and is recorded in the results)
    */
   public VirtualCluster(FleetSpec spec, Arm arm, int seed) {
+    this(spec, arm, seed, EngineLoadConfig.DEFAULTS.withEnabled(false), 0);
+  }
+
+  /**
+   * @param engineLoad the router's engine-reported load; when enabled, every engine is scraped each
+   *     {@code intervalMs} (its running, waiting and KV usage at that instant)
+   * @param scrapeDelayMs how long a scrape's answer takes to reach the router
+   */
+  public VirtualCluster(
+      FleetSpec spec, Arm arm, int seed, EngineLoadConfig engineLoad, double scrapeDelayMs) {
     this.spec = spec;
+    this.engineLoadConfig = engineLoad;
+    this.scrapeDelayMs = scrapeDelayMs;
+    this.engineLoad = new EngineLoadTable(engineLoad, () -> (long) now);
     this.arm = arm;
     this.seed = seed;
     int n = spec.workers();
@@ -200,6 +231,9 @@ public final class VirtualCluster {
             pc,
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
             null);
+    if (engineLoad.enabled()) {
+      router.attachEngineLoad(this.engineLoad);
+    }
     oracle = new Oracle(spec);
     hasher = new BlockHasher(spec.blockSize());
   }
@@ -211,6 +245,12 @@ public final class VirtualCluster {
     if (e instanceof StepDone s) {
       return s.order();
     }
+    if (e instanceof Scrape s) {
+      return s.order();
+    }
+    if (e instanceof ScrapeDone s) {
+      return s.order();
+    }
     return ((Deliver) e).order();
   }
 
@@ -218,14 +258,50 @@ public final class VirtualCluster {
   public Run run(Workload workload) {
     double first = Double.MAX_VALUE;
     for (Session s : workload.sessions()) {
-      queue.add(new Arrive(s.startMs(), order++, new SessionRun(s)));
+      add(new Arrive(s.startMs(), order++, new SessionRun(s)));
       first = Math.min(first, s.startMs());
+    }
+    if (engineLoadConfig.enabled() && !arm.isOracle() && first != Double.MAX_VALUE) {
+      // Staggered, as independent per-worker schedules would be.
+      double interval = engineLoadConfig.intervalMs();
+      for (int i = 0; i < engines.length; i++) {
+        queue.add(new Scrape(first + interval * i / engines.length, order++, i));
+      }
     }
     double last = first;
     while (!queue.isEmpty()) {
       Ev e = queue.poll();
       now = e.at();
-      if (e instanceof Arrive a) {
+      if (!(e instanceof Scrape) && !(e instanceof ScrapeDone)) {
+        pendingWork--;
+      }
+      if (e instanceof Scrape sc) {
+        EngineCore.Stats st = engines[sc.worker()].stats();
+        EngineStats stats =
+            new EngineStats(
+                List.of(
+                    new EngineStats.Rank(
+                        0,
+                        st.running(),
+                        st.waiting(),
+                        st.kvUsage(),
+                        st.prefixQueryTokens(),
+                        st.prefixHitTokens())),
+                "vllm");
+        queue.add(
+            new ScrapeDone(
+                now + scrapeDelayMs,
+                order++,
+                sc.worker(),
+                stats,
+                load.load(ids[sc.worker()]).inFlight()));
+        if (pendingWork > 0 || !inFlight.isEmpty()) {
+          queue.add(new Scrape(now + engineLoadConfig.intervalMs(), order++, sc.worker()));
+        }
+      } else if (e instanceof ScrapeDone sd) {
+        WorkerId id = ids[sd.worker()];
+        engineLoad.report(id, sd.stats(), Math.max(sd.inFlightAtStart(), load.load(id).inFlight()));
+      } else if (e instanceof Arrive a) {
         arrive(a.session());
       } else if (e instanceof StepDone d) {
         stepDone(d.worker(), d.step());
@@ -236,6 +312,11 @@ public final class VirtualCluster {
       }
     }
     return new Run(results, Math.max(1, last - (first == Double.MAX_VALUE ? 0 : first)));
+  }
+
+  private void add(Ev e) {
+    pendingWork++;
+    queue.add(e);
   }
 
   private void arrive(SessionRun s) {
@@ -284,7 +365,7 @@ public final class VirtualCluster {
     EngineCore.Step step = engines[worker].schedule(now);
     if (step != null) {
       busy[worker] = true;
-      queue.add(new StepDone(now + step.durationMs(), order++, worker, step));
+      add(new StepDone(now + step.durationMs(), order++, worker, step));
     }
   }
 
@@ -293,7 +374,7 @@ public final class VirtualCluster {
     List<EngineEvent> events = engines[worker].complete(step);
     Outbox box = outboxes[worker];
     if (!box.pending.isEmpty()) {
-      queue.add(new Deliver(now + spec.eventDelayMs(), order++, worker, List.copyOf(box.pending)));
+      add(new Deliver(now + spec.eventDelayMs(), order++, worker, List.copyOf(box.pending)));
       box.pending.clear();
     }
     for (EngineEvent e : events) {
@@ -342,7 +423,7 @@ public final class VirtualCluster {
     s.turn++;
     if (s.turn < s.session.turns().size()) {
       double think = s.session.turns().get(s.turn).thinkMs();
-      queue.add(new Arrive(now + think, order++, s));
+      add(new Arrive(now + think, order++, s));
     }
   }
 }

@@ -38,6 +38,7 @@ public final class EngineLoadTable {
   private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
   private volatile double fleetMeanBlocks = Double.NaN;
   private MeterRegistry registry;
+  private io.micrometer.core.instrument.Timer scrapeTimer;
 
   /** What {@code /v1/workers} shows of a worker's engine-reported load. */
   public record View(
@@ -72,6 +73,14 @@ public final class EngineLoadTable {
   /** A scrape of {@code worker} failed: its snapshot is unknown until the next good one. */
   public void failed(WorkerId worker, ScrapeOutcome outcome) {
     state(worker).fail(outcome);
+  }
+
+  /** A scrape took {@code nanos}, whatever its outcome. */
+  public void scrapeTook(long nanos) {
+    io.micrometer.core.instrument.Timer t = scrapeTimer;
+    if (t != null) {
+      t.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
   }
 
   /** Counts lines a parse skipped, by reason ({@code malformed}, {@code duplicate}, ...). */
@@ -149,6 +158,13 @@ public final class EngineLoadTable {
   /** Registers the fleet-wide meters; per-worker ones follow as workers are reported. */
   public void bindTo(MeterRegistry registry) {
     this.registry = registry;
+    this.scrapeTimer =
+        io.micrometer.core.instrument.Timer.builder("infera.engine.scrape.duration")
+            .description(
+                "time from sending a /metrics scrape to its snapshot (or failure); a snapshot is"
+                    + " at most this plus intervalMs old when replaced")
+            .publishPercentiles(0.5, 0.99)
+            .register(registry);
     for (String reason : List.of("malformed", "duplicate", "too_long", "over_limit")) {
       FunctionCounter.builder(
               "infera.engine.scrape.lines.skipped",
@@ -308,12 +324,12 @@ public final class EngineLoadTable {
               .tags(tags)
               .register(registry));
       meters.add(
-          Gauge.builder("infera.engine.prefix.hit.ratio", this, State::engineHitRatio)
+          Gauge.builder("infera.worker.engine.prefix.hit.ratio", this, State::engineHitRatio)
               .description("the engine's prefix-cache hit ratio since this router first read it")
               .tags(tags)
               .register(registry));
       meters.add(
-          Gauge.builder("infera.router.predicted.hit.ratio", this, State::predictedHitRatio)
+          Gauge.builder("infera.worker.predicted.prefix.hit.ratio", this, State::predictedHitRatio)
               .description("predicted cached blocks / request blocks of picks sent to the worker")
               .tags(tags)
               .register(registry));

@@ -106,6 +106,7 @@ public final class EngineScraper implements AutoCloseable {
     }
     long max = config.maxBodyBytes();
     int inFlightAtStart = routerInFlight.applyAsInt(w.id());
+    long started = System.nanoTime();
     return client
         .sendAsync(
             req,
@@ -133,6 +134,7 @@ public final class EngineScraper implements AutoCloseable {
                         resp.body(),
                         Math.max(inFlightAtStart, routerInFlight.applyAsInt(w.id())));
               }
+              table.scrapeTook(System.nanoTime() - started);
               if (o != ScrapeOutcome.OK) {
                 table.failed(w.id(), o);
                 if (warned.add(w.id())) {

@@ -100,10 +100,8 @@ public final class BenchRunner {
     return (arm, seed, workload) -> new VirtualCluster(fleet, arm, seed).run(workload);
   }
 
-  /** The virtual-time driver with the router's engine-reported load set to {@code engineLoad}. */
-  public static Driver virtual(
-      FleetSpec fleet, io.infera.router.config.EngineLoadConfig engineLoad, double scrapeDelayMs) {
-    return (arm, seed, workload) ->
-        new VirtualCluster(fleet, arm, seed, engineLoad, scrapeDelayMs).run(workload);
+  /** The virtual-time driver with {@code options} (engine-reported load, unrouted traffic). */
+  public static Driver virtual(FleetSpec fleet, VirtualCluster.Options options) {
+    return (arm, seed, workload) -> new VirtualCluster(fleet, arm, seed, options).run(workload);
   }
 }

@@ -164,6 +164,7 @@ public final class VirtualCluster {
   private final Map<String, Req> inFlight = new HashMap<>();
   private final EngineLoadConfig engineLoadConfig;
   private final double scrapeDelayMs;
+  private final double unroutedFraction;
   private final EngineLoadTable engineLoad;
   // Queued events other than scrapes: scrapes stop rescheduling once the traffic is done.
   private long pendingWork;
@@ -176,20 +177,40 @@ public final class VirtualCluster {
    * @param seed varies the engines' hash seed (and is recorded in the results)
    */
   public VirtualCluster(FleetSpec spec, Arm arm, int seed) {
-    this(spec, arm, seed, EngineLoadConfig.DEFAULTS.withEnabled(false), 0);
+    this(spec, arm, seed, Options.DEFAULTS);
   }
 
   /**
+   * What a run adds to the fleet and the router beyond {@link FleetSpec}.
+   *
    * @param engineLoad the router's engine-reported load; when enabled, every engine is scraped each
    *     {@code intervalMs} (its running, waiting and KV usage at that instant)
    * @param scrapeDelayMs how long a scrape's answer takes to reach the router
+   * @param unroutedFraction the fraction of requests that reach a random engine without this router
+   *     (another router that shares no load, clients that bypass it): the router sees their KV
+   *     events but never books them
    */
-  public VirtualCluster(
-      FleetSpec spec, Arm arm, int seed, EngineLoadConfig engineLoad, double scrapeDelayMs) {
+  public record Options(
+      EngineLoadConfig engineLoad, double scrapeDelayMs, double unroutedFraction) {
+    public static final Options DEFAULTS =
+        new Options(EngineLoadConfig.DEFAULTS.withEnabled(false), 0, 0);
+
+    public Options {
+      if (!(scrapeDelayMs >= 0) || Double.isInfinite(scrapeDelayMs)) {
+        throw new IllegalArgumentException("scrapeDelayMs must be finite and >= 0");
+      }
+      if (!(unroutedFraction >= 0 && unroutedFraction <= 1)) {
+        throw new IllegalArgumentException("unroutedFraction must be in [0, 1]");
+      }
+    }
+  }
+
+  public VirtualCluster(FleetSpec spec, Arm arm, int seed, Options options) {
     this.spec = spec;
-    this.engineLoadConfig = engineLoad;
-    this.scrapeDelayMs = scrapeDelayMs;
-    this.engineLoad = new EngineLoadTable(engineLoad, () -> (long) now);
+    this.engineLoadConfig = options.engineLoad();
+    this.scrapeDelayMs = options.scrapeDelayMs();
+    this.unroutedFraction = options.unroutedFraction();
+    this.engineLoad = new EngineLoadTable(engineLoadConfig, () -> (long) now);
     this.arm = arm;
     this.seed = seed;
     int n = spec.workers();
@@ -231,7 +252,7 @@ public final class VirtualCluster {
             pc,
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
             null);
-    if (engineLoad.enabled()) {
+    if (engineLoadConfig.enabled()) {
       router.attachEngineLoad(this.engineLoad);
     }
     oracle = new Oracle(spec);
@@ -314,6 +335,16 @@ public final class VirtualCluster {
     return new Run(results, Math.max(1, last - (first == Double.MAX_VALUE ? 0 : first)));
   }
 
+  /** The same for a request in every arm of a seed, whatever the order of arrivals. */
+  private long unroutedHash(String session, int turn) {
+    long x = session.hashCode() * 0x9E3779B97F4A7C15L + turn * 0xC2B2AE3D27D4EB4FL + seed;
+    x ^= x >>> 33;
+    x *= 0xFF51AFD7ED558CCDL;
+    x ^= x >>> 33;
+    x *= 0xC4CEB9FE1A85EC53L;
+    return x ^ (x >>> 33);
+  }
+
   private void add(Ev e) {
     pendingWork++;
     queue.add(e);
@@ -328,7 +359,12 @@ public final class VirtualCluster {
     long[] hashes = hasher.requestHashes(prompt, 0);
     int worker;
     Booking booking;
-    if (arm.isOracle()) {
+    long h = unroutedHash(s.session.id(), s.turn);
+    if (unroutedFraction > 0 && (h >>> 11) * 0x1.0p-53 < unroutedFraction) {
+      // Traffic this router never sees: a random engine, nothing booked.
+      worker = (int) Math.floorMod(h * 0x9E3779B97F4A7C15L >>> 17, (long) engines.length);
+      booking = null;
+    } else if (arm.isOracle()) {
       int[] cached = new int[engines.length];
       for (int i = 0; i < engines.length; i++) {
         cached[i] = engines[i].blocks().cachedPrefixBlocks(prompt, null);
@@ -348,7 +384,9 @@ public final class VirtualCluster {
     } catch (IllegalArgumentException tooLong) {
       // The engine refuses what can never fit its cache (vLLM's max_model_len check): the
       // conversation ends here, as a client would stop after a 400.
-      booking.release();
+      if (booking != null) {
+        booking.release();
+      }
       results.add(
           RequestResult.failed(
               arm.name(), seed, s.session.id(), s.turn, ids[worker].value(), now, "http_400"));
@@ -399,7 +437,9 @@ public final class VirtualCluster {
 
   private void finish(Req r, EngineEvent.Finished f) {
     inFlight.remove(r.id);
-    r.booking.release();
+    if (r.booking != null) {
+      r.booking.release();
+    }
     results.add(
         new RequestResult(
             arm.name(),

@@ -5,6 +5,7 @@ import io.infera.sim.bench.BenchRunner;
 import io.infera.sim.bench.FleetSpec;
 import io.infera.sim.bench.LiveCluster;
 import io.infera.sim.bench.StandardWorkloads;
+import io.infera.sim.bench.VirtualCluster;
 import io.infera.sim.workload.TraceFormatException;
 import io.infera.sim.workload.TraceWorkload;
 import io.infera.sim.workload.Workload;
@@ -184,6 +185,16 @@ public final class BenchCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}).")
   double scrapeDelayMs;
 
+  @Option(
+      names = "--unrouted-fraction",
+      defaultValue = "0",
+      description =
+          "Virtual time: this fraction of requests reaches a random engine without the router"
+              + " (another router sharing no load, clients bypassing it); the router sees their KV"
+              + " events, and their engine's /metrics with --engine-load (default"
+              + " ${DEFAULT-VALUE}).")
+  double unroutedFraction;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -283,14 +294,15 @@ public final class BenchCommand implements Callable<Integer> {
       err.println("infera-sim bench: --engine-load-*: " + e.getMessage());
       return 2;
     }
-    if (!(scrapeDelayMs >= 0) || Double.isInfinite(scrapeDelayMs)) {
-      err.println("infera-sim bench: --scrape-delay-ms must be a finite number >= 0");
+    VirtualCluster.Options vopts;
+    try {
+      vopts = new VirtualCluster.Options(engineCfg, scrapeDelayMs, unroutedFraction);
+    } catch (IllegalArgumentException e) {
+      err.println("infera-sim bench: --scrape-delay-ms / --unrouted-fraction: " + e.getMessage());
       return 2;
     }
     BenchRunner.Driver driver =
-        virtualTime
-            ? BenchRunner.virtual(fleet, engineCfg, scrapeDelayMs)
-            : LiveCluster.driver(fleet, speedup);
+        virtualTime ? BenchRunner.virtual(fleet, vopts) : LiveCluster.driver(fleet, speedup);
     BenchRunner.Result result;
     try (ProgressBar pb =
         new ProgressBarBuilder()
@@ -325,6 +337,7 @@ public final class BenchCommand implements Callable<Integer> {
       params.put("engine_load_interval_ms", engineLoadIntervalMs);
       params.put("engine_load_weight", engineLoadWeight);
       params.put("scrape_delay_ms", scrapeDelayMs);
+      params.put("unrouted_fraction", unroutedFraction);
     }
     Reports.write(outw, err, dir, "Routing benchmark: " + name, params, result, !virtualTime);
     outw.println("report: " + dir.toAbsolutePath());

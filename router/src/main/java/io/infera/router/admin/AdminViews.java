@@ -1,6 +1,7 @@
 package io.infera.router.admin;
 
 import io.infera.router.config.RouterConfig;
+import io.infera.router.engineload.EngineLoadTable;
 import io.infera.router.events.TransportStatus;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.DropReason;
@@ -74,11 +75,38 @@ public final class AdminViews {
     w.put("in_flight", l.inFlight());
     w.put("active_blocks", l.activeBlocks());
     w.put("recent_blocks", round(l.recentBlocks()));
+    w.put("engine_load", engineLoad(rt, m, l));
     w.put("indexed_blocks", stats.blocksPerWorker().getOrDefault(m.info().id(), 0L));
     w.put("kv_batches_applied", rt.ingest().applied(m.info().id()));
     w.put("block_size_expected", rt.config().pageSize());
     w.put("block_size_seen", seenBlockSize(stats, m.info().id()));
     return w;
+  }
+
+  /**
+   * A worker's engine-reported load (docs/routing.md, "Engine-reported load"), or null when it is
+   * off for the worker; unknown values are null.
+   */
+  private static Map<String, Object> engineLoad(RouterRuntime rt, Fleet.Member m, WorkerLoad l) {
+    EngineLoadTable t = rt.engineLoad();
+    if (!t.config().scrapes(m.info().id().value(), m.info().pool())) {
+      return null;
+    }
+    EngineLoadTable.View v = t.view(m.info().id());
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("blocks", round(v.term().blocks()));
+    e.put("requests", finite(v.stats() == null ? Double.NaN : v.stats().requests()));
+    e.put("kv_usage", finite(v.stats() == null ? Double.NaN : v.stats().kvUsage()));
+    e.put("age_ms", v.ageMs() < 0 ? null : v.ageMs());
+    e.put("fresh", v.term().known());
+    e.put("last_scrape", v.lastOutcome() == null ? null : v.lastOutcome().label());
+    e.put("engine_prefix_hit_ratio", finite(v.engineHitRatio()));
+    e.put("predicted_prefix_hit_ratio", finite(v.predictedHitRatio()));
+    return e;
+  }
+
+  private static Object finite(double v) {
+    return Double.isFinite(v) ? round(v) : null;
   }
 
   /**
@@ -240,6 +268,8 @@ public final class AdminViews {
       w.put("cache_hits", s.hits());
       w.put("active_blocks", s.activeBlocks());
       w.put("recent_blocks", round(s.recentBlocks()));
+      w.put("engine_blocks", round(s.engine().blocks()));
+      w.put("engine_age_ms", s.engine().known() ? s.engine().ageMs() : null);
       w.put("overlap_weight", s.weight());
       w.put("cost", round(s.cost()));
       workers.add(w);

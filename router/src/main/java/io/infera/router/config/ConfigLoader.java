@@ -283,7 +283,7 @@ public final class ConfigLoader {
         new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true), revision);
 
     ConfigNode pol = n.child("policy");
-    pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight");
+    pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight", "engineLoad");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -334,9 +334,23 @@ public final class ConfigLoader {
     disc.only("backend", "namespace", "pools", "workers", "healthIntervalMs");
     Backend backend = disc.enumValue("backend", Backend.class, Backend.STATIC);
     List<Pool> pools = new ArrayList<>();
+    java.util.Set<String> optOutPools = new java.util.HashSet<>();
+    java.util.Set<String> optOutWorkers = new java.util.HashSet<>();
     for (ConfigNode p : disc.list("pools")) {
-      p.only("name", "role", "engine", "service", "port", "zmqPort", "zmqReplayPort", "dpSize");
+      p.only(
+          "name",
+          "role",
+          "engine",
+          "service",
+          "port",
+          "zmqPort",
+          "zmqReplayPort",
+          "dpSize",
+          "engineLoad");
       String name = poolName(p, p.required("name"), "name");
+      if (!p.bool("engineLoad", true)) {
+        optOutPools.add(name);
+      }
       pools.add(
           new Pool(
               name,
@@ -351,10 +365,13 @@ public final class ConfigLoader {
     List<StaticWorker> workers = new ArrayList<>();
     java.util.Set<String> ids = new java.util.HashSet<>();
     for (ConfigNode wk : disc.list("workers")) {
-      wk.only("id", "url", "role", "engine", "zmq", "zmqReplay", "dpSize", "pool");
+      wk.only("id", "url", "role", "engine", "zmq", "zmqReplay", "dpSize", "pool", "engineLoad");
       String id = wk.required("id");
       if (!ids.add(id)) {
         throw new ConfigException(wk.path + "id: duplicate worker id '" + id + "'");
+      }
+      if (!wk.bool("engineLoad", true)) {
+        optOutWorkers.add(id);
       }
       String url = wk.required("url");
       if (!url.startsWith("http://") && !url.startsWith("https://")) {
@@ -477,9 +494,53 @@ public final class ConfigLoader {
 
     return new Loaded(
         new RouterConfig(
-            model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg, index,
-            server, admin),
+            model,
+            loras,
+            pageSize,
+            tokenizer,
+            policy,
+            events,
+            discovery,
+            limits,
+            listenCfg,
+            index,
+            server,
+            admin,
+            engineLoad(pol.child("engineLoad"), optOutWorkers, optOutPools)),
         unknown.result());
+  }
+
+  /** {@code policy.engineLoad.*} plus the per-pool and per-worker opt-outs. */
+  private static EngineLoadConfig engineLoad(
+      ConfigNode e, java.util.Set<String> optOutWorkers, java.util.Set<String> optOutPools)
+      throws ConfigException {
+    e.only("enabled", "intervalMs", "timeoutMs", "maxStalenessMs", "weight", "maxBodyBytes");
+    long interval = e.integer("intervalMs", EngineLoadConfig.DEFAULT_INTERVAL_MS, 10, 3_600_000);
+    long timeout = e.integer("timeoutMs", EngineLoadConfig.DEFAULT_TIMEOUT_MS, 10, 600_000);
+    long staleness =
+        e.integer("maxStalenessMs", EngineLoadConfig.DEFAULT_MAX_STALENESS_MS, 10, 86_400_000);
+    if (staleness < interval) {
+      throw new ConfigException(
+          "policy.engineLoad.maxStalenessMs: "
+              + staleness
+              + " is below policy.engineLoad.intervalMs ("
+              + interval
+              + "): every snapshot would be stale before the next scrape");
+    }
+    double weight = e.number("weight", EngineLoadConfig.DEFAULT_WEIGHT);
+    if (!Double.isFinite(weight) || weight < 0 || weight > 1000) {
+      throw new ConfigException(
+          "policy.engineLoad.weight: expected a finite number in [0, 1000], got " + weight);
+    }
+    return new EngineLoadConfig(
+        e.bool("enabled", EngineLoadConfig.DEFAULT_ENABLED),
+        interval,
+        timeout,
+        staleness,
+        weight,
+        e.integer("maxBodyBytes", EngineLoadConfig.DEFAULT_MAX_BODY_BYTES, 1024, 64L << 20),
+        optOutWorkers,
+        optOutPools);
   }
 
   private static RouterConfig.Admin admin(ConfigNode a, RouterConfig.Listen listen)

@@ -11,6 +11,7 @@ import java.util.List;
  * @param model the served model name (requests for another model get 404)
  * @param loraAdapters LoRA adapter names the engines serve as extra models
  * @param pageSize the fleet's one KV block size
+ * @param engineLoad engine-reported load ({@code policy.engineLoad.*}); null = defaults
  */
 public record RouterConfig(
     String model,
@@ -24,11 +25,43 @@ public record RouterConfig(
     Listen listen,
     Index index,
     ServerLimits server,
-    Admin admin) {
+    Admin admin,
+    EngineLoadConfig engineLoad) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
     index = index == null ? Index.defaults() : index;
+    engineLoad = engineLoad == null ? EngineLoadConfig.DEFAULTS : engineLoad;
+  }
+
+  /** A config with engine-reported load at its defaults. */
+  public RouterConfig(
+      String model,
+      List<String> loraAdapters,
+      int pageSize,
+      Tokenizer tokenizer,
+      PolicyConfig policy,
+      Events events,
+      Discovery discovery,
+      Limits limits,
+      Listen listen,
+      Index index,
+      ServerLimits server,
+      Admin admin) {
+    this(
+        model,
+        loraAdapters,
+        pageSize,
+        tokenizer,
+        policy,
+        events,
+        discovery,
+        limits,
+        listen,
+        index,
+        server,
+        admin,
+        null);
   }
 
   /** A config with the index limits, the HTTP server limits and the admin listener at defaults. */

@@ -32,8 +32,9 @@ public record Decision(WorkerId winner, int requestBlocks, List<Score> scores) {
    *
    * @param hits leading request blocks the worker caches
    * @param weight overlap weight applied to the worker's role
-   * @param cost {@code weight × (requestBlocks − hits) + activeBlocks + recentBlocks} (kv-aware;
-   *     the load term alone for the other policies)
+   * @param cost {@code weight × (requestBlocks − hits) + activeBlocks + recentBlocks +
+   *     engineBlocks} (kv-aware; the load term alone for the other policies)
+   * @param engine the engine-reported term ({@link EngineTerm#UNKNOWN} without one)
    */
   public record Score(
       WorkerId worker,
@@ -42,5 +43,28 @@ public record Decision(WorkerId winner, int requestBlocks, List<Score> scores) {
       long activeBlocks,
       double recentBlocks,
       double weight,
-      double cost) {}
+      double cost,
+      EngineTerm engine) {
+
+    public Score {
+      engine = engine == null ? EngineTerm.UNKNOWN : engine;
+    }
+
+    /** A score without engine-reported load. */
+    public Score(
+        WorkerId worker,
+        Role role,
+        int hits,
+        long activeBlocks,
+        double recentBlocks,
+        double weight,
+        double cost) {
+      this(worker, role, hits, activeBlocks, recentBlocks, weight, cost, EngineTerm.UNKNOWN);
+    }
+
+    /** The load part of the cost: router-booked load plus the engine term. */
+    public double loadTerm() {
+      return activeBlocks + recentBlocks + engine.blocks();
+    }
+  }
 }

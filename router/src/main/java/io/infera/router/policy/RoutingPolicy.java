@@ -27,8 +27,9 @@ public sealed interface RoutingPolicy
   }
 
   /**
-   * {@code cost(w) = weight(role) × (blocks − hits(w)) + active_blocks(w) + recent_blocks(w)};
-   * lowest cost wins, ties go to the lower load, then to the earlier candidate.
+   * {@code cost(w) = weight(role) × (blocks − hits(w)) + active_blocks(w) + recent_blocks(w) +
+   * engine(w)} (the engine-reported term, 0 when unknown or off); lowest cost wins, ties go to the
+   * lower load, then to the earlier candidate.
    */
   record KvAware(PolicyConfig config) implements RoutingPolicy {
     @Override
@@ -41,14 +42,15 @@ public sealed interface RoutingPolicy
         WorkerLoad l = load.of(w.id());
         int hits = overlap.hits(w.id());
         double weight = config.weightFor(w.role());
-        double cost = weight * (blocks - hits) + l.total();
+        EngineTerm e = load.engine(w.id());
+        double cost = weight * (blocks - hits) + l.total() + e.blocks();
         Decision.Score s =
             new Decision.Score(
-                w.id(), w.role(), hits, l.activeBlocks(), l.recentBlocks(), weight, cost);
+                w.id(), w.role(), hits, l.activeBlocks(), l.recentBlocks(), weight, cost, e);
         scores.add(s);
         if (best == null
             || cost < best.cost()
-            || (cost == best.cost() && l.total() < best.activeBlocks() + best.recentBlocks())) {
+            || (cost == best.cost() && s.loadTerm() < best.loadTerm())) {
           best = s;
         }
       }
@@ -56,7 +58,7 @@ public sealed interface RoutingPolicy
     }
   }
 
-  /** Lowest {@code active_blocks + recent_blocks}; ties to fewer in flight, then order. */
+  /** Lowest {@code active_blocks + recent_blocks + engine}; ties to fewer in flight, then order. */
   record LeastLoaded() implements RoutingPolicy {
     @Override
     public Decision select(List<Worker> candidates, Overlap overlap, LoadSnapshot load) {
@@ -64,8 +66,11 @@ public sealed interface RoutingPolicy
       List<Decision.Score> scores = new ArrayList<>(candidates.size());
       Worker best = null;
       WorkerLoad bestLoad = null;
+      double bestTotal = 0;
       for (Worker w : candidates) {
         WorkerLoad l = load.of(w.id());
+        EngineTerm e = load.engine(w.id());
+        double total = l.total() + e.blocks();
         scores.add(
             new Decision.Score(
                 w.id(),
@@ -74,12 +79,14 @@ public sealed interface RoutingPolicy
                 l.activeBlocks(),
                 l.recentBlocks(),
                 0,
-                l.total()));
+                total,
+                e));
         if (best == null
-            || l.total() < bestLoad.total()
-            || (l.total() == bestLoad.total() && l.inFlight() < bestLoad.inFlight())) {
+            || total < bestTotal
+            || (total == bestTotal && l.inFlight() < bestLoad.inFlight())) {
           best = w;
           bestLoad = l;
+          bestTotal = total;
         }
       }
       return new Decision(best.id(), overlap.requestBlocks(), scores);

@@ -3,6 +3,7 @@ package io.infera.router.routing;
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.PolicyName;
 import io.infera.router.config.Role;
+import io.infera.router.engineload.EngineLoadTable;
 import io.infera.router.kv.MatchResult;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.RequestHashes;
@@ -10,6 +11,7 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
+import io.infera.router.policy.LoadSnapshot;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
 import io.infera.router.policy.RoutingPolicy;
@@ -55,6 +57,7 @@ public final class RequestRouter {
   private final LongSupplier nanoTime;
   private final Object pickLock = new Object();
   private volatile int tieRotation;
+  private volatile EngineLoadTable engineLoad;
 
   /**
    * @param approx the learned history for {@code approx-prefix} (ignored by other policies)
@@ -176,17 +179,36 @@ public final class RequestRouter {
     Booking booking = null;
     if (book) {
       synchronized (pickLock) {
-        d = policy.select(candidates, overlap, load.snapshot(candidates));
+        d = policy.select(candidates, overlap, snapshot(candidates));
         booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
+      }
+      EngineLoadTable e = engineLoad;
+      if (e != null) {
+        e.booked(d.winner(), hashes.length, d.winnerScore().hits());
       }
       if (approxPrefix()) {
         approx.record(d.winner(), hashes);
       }
     } else {
-      d = policy.select(candidates, overlap, load.snapshot(candidates));
+      d = policy.select(candidates, overlap, snapshot(candidates));
     }
     int rank = match == null ? 0 : match.bestRank(d.winner());
     return new RoutePlan(fleet.member(d.winner()), d, booking, rank);
+  }
+
+  /** The tracker's load snapshot plus, when attached, the engine-reported term. */
+  private LoadSnapshot snapshot(List<Worker> candidates) {
+    LoadSnapshot snap = load.snapshot(candidates);
+    EngineLoadTable e = engineLoad;
+    return e == null ? snap : e.withTerms(candidates, snap);
+  }
+
+  /**
+   * Adds engine-reported load to every pick from now on (docs/routing.md, "Engine-reported load")
+   * and tells {@code table} what each pick booked.
+   */
+  public void attachEngineLoad(EngineLoadTable table) {
+    this.engineLoad = table;
   }
 
   private boolean approxPrefix() {

@@ -5,6 +5,8 @@ import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
 import io.infera.router.discovery.HealthChecker;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.engineload.EngineLoadTable;
+import io.infera.router.engineload.EngineScraper;
 import io.infera.router.events.EventIngest;
 import io.infera.router.events.EventTransport;
 import io.infera.router.events.nats.SharedLoad;
@@ -76,6 +78,8 @@ public final class RouterRuntime implements AutoCloseable {
   private final AnalysisBudget analysisBudget;
   private final long startedAt = System.currentTimeMillis();
   private final SharedLoad sharedLoad;
+  private final EngineLoadTable engineLoad;
+  private final EngineScraper engineScraper;
   private volatile boolean shuttingDown;
   private volatile boolean eventsWarm;
   // Latched: the router became ready without its index (the event source was unreachable); it
@@ -117,6 +121,22 @@ public final class RouterRuntime implements AutoCloseable {
             lim.breakerMaxCooldownMs(),
             System::currentTimeMillis);
     this.router = new RequestRouter(fleet, index, load, config.policy(), approx, routingMetrics);
+    // Engine-reported load: scraped off the request path, read by picks (docs/routing.md).
+    this.engineLoad =
+        new EngineLoadTable(config.engineLoad(), () -> System.nanoTime() / 1_000_000L);
+    this.engineLoad.bindTo(registry);
+    if (config.engineLoad().enabled()) {
+      router.attachEngineLoad(engineLoad);
+      this.engineScraper =
+          new EngineScraper(
+                  config.engineLoad(),
+                  engineLoad,
+                  () -> fleet.members().stream().map(Fleet.Member::info).toList(),
+                  id -> load.load(id).inFlight())
+              .start();
+    } else {
+      this.engineScraper = null;
+    }
     // With NATS, replicas share their in-flight load so N routers do not herd onto one worker.
     this.sharedLoad =
         config.events().transport() == RouterConfig.Transport.NATS
@@ -187,6 +207,7 @@ public final class RouterRuntime implements AutoCloseable {
     for (WorkerId gone : change.removed()) {
       load.forget(gone);
       approx.forget(gone);
+      engineLoad.forget(gone);
       workerMeters.unbind(gone);
     }
     for (WorkerInfo w : change.added()) {
@@ -383,6 +404,11 @@ public final class RouterRuntime implements AutoCloseable {
     return startedAt;
   }
 
+  /** Engine-reported load per worker (its config says whether picks use it). */
+  public EngineLoadTable engineLoad() {
+    return engineLoad;
+  }
+
   /** The cross-replica load sharing, or null when the event transport is not nats. */
   public SharedLoad sharedLoad() {
     return sharedLoad;
@@ -396,6 +422,9 @@ public final class RouterRuntime implements AutoCloseable {
     }
     if (health != null) {
       health.close();
+    }
+    if (engineScraper != null) {
+      engineScraper.close();
     }
     discovery.close();
     transport.close();

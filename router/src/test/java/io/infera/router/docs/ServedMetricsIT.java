@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.RouterConfig;
+import io.infera.router.engineload.EngineLoadTable;
+import io.infera.router.engineload.ScrapeOutcome;
 import io.infera.router.events.nats.NatsTransport;
 import io.infera.router.events.nats.SharedLoad;
 import io.infera.router.events.zmq.ZmqTransport;
@@ -82,6 +84,12 @@ class ServedMetricsIT {
                 new LoadTracker(),
                 SharedLoad.Settings.defaults());
         sharing.bindTo(transports);
+        // Engine-reported load is off by default: bind a table that has scraped one worker.
+        EngineLoadTable engineTable =
+            new EngineLoadTable(cfg.engineLoad().withEnabled(true), System::currentTimeMillis);
+        engineTable.bindTo(transports);
+        engineTable.failed(io.infera.router.kv.WorkerId.of("w0"), ScrapeOutcome.TIMEOUT);
+        engineTable.scrapeTook(1_000_000);
         routerNames = names(r.runtime.scrape() + "\n" + transports.scrape());
       }
     } finally {

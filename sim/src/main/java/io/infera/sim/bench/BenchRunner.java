@@ -104,4 +104,9 @@ public final class BenchRunner {
   public static Driver virtual(FleetSpec fleet) {
     return (arm, seed, workload) -> new VirtualCluster(fleet, arm, seed).run(workload);
   }
+
+  /** The virtual-time driver with {@code options} (engine-reported load, unrouted traffic). */
+  public static Driver virtual(FleetSpec fleet, VirtualCluster.Options options) {
+    return (arm, seed, workload) -> new VirtualCluster(fleet, arm, seed, options).run(workload);
+  }
 }

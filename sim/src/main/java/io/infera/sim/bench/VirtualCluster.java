@@ -1,8 +1,11 @@
 package io.infera.sim.bench;
 
+import io.infera.router.config.EngineLoadConfig;
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
+import io.infera.router.engineload.EngineLoadTable;
+import io.infera.router.engineload.EngineStats;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.KvEvent;
@@ -60,6 +63,16 @@ public final class VirtualCluster {
   private record StepDone(double at, long order, int worker, EngineCore.Step step) implements Ev {}
 
   private record Deliver(double at, long order, int worker, List<KvEvent> events) implements Ev {}
+
+  /** The router starts a scrape of one engine's /metrics. */
+  private record Scrape(double at, long order, int worker) implements Ev {}
+
+  /**
+   * A scrape's answer (the engine's state when it was read) reaches the router, which had {@code
+   * inFlightAtStart} requests in flight there when it sent the scrape.
+   */
+  private record ScrapeDone(
+      double at, long order, int worker, EngineStats stats, int inFlightAtStart) implements Ev {}
 
   /** A session's progress through its turns. */
   private static final class SessionRun {
@@ -150,6 +163,12 @@ public final class VirtualCluster {
           (a, b) ->
               a.at() != b.at() ? Double.compare(a.at(), b.at()) : Long.compare(order(a), order(b)));
   private final Map<String, Req> inFlight = new HashMap<>();
+  private final EngineLoadConfig engineLoadConfig;
+  private final double scrapeDelayMs;
+  private final double unroutedFraction;
+  private final EngineLoadTable engineLoad;
+  // Queued events other than scrapes: scrapes stop rescheduling once the traffic is done.
+  private long pendingWork;
   private final List<RequestResult> results = new ArrayList<>();
   private double now;
   private long order;
@@ -159,7 +178,40 @@ public final class VirtualCluster {
    * @param seed varies the engines' hash seed (and is recorded in the results)
    */
   public VirtualCluster(FleetSpec spec, Arm arm, int seed) {
+    this(spec, arm, seed, Options.DEFAULTS);
+  }
+
+  /**
+   * What a run adds to the fleet and the router beyond {@link FleetSpec}.
+   *
+   * @param engineLoad the router's engine-reported load; when enabled, every engine is scraped each
+   *     {@code intervalMs} (its running, waiting and KV usage at that instant)
+   * @param scrapeDelayMs how long a scrape's answer takes to reach the router
+   * @param unroutedFraction the fraction of requests that reach a random engine without this router
+   *     (another router that shares no load, clients that bypass it): the router sees their KV
+   *     events but never books them
+   */
+  public record Options(
+      EngineLoadConfig engineLoad, double scrapeDelayMs, double unroutedFraction) {
+    public static final Options DEFAULTS =
+        new Options(EngineLoadConfig.DEFAULTS.withEnabled(false), 0, 0);
+
+    public Options {
+      if (!(scrapeDelayMs >= 0) || Double.isInfinite(scrapeDelayMs)) {
+        throw new IllegalArgumentException("scrapeDelayMs must be finite and >= 0");
+      }
+      if (!(unroutedFraction >= 0 && unroutedFraction <= 1)) {
+        throw new IllegalArgumentException("unroutedFraction must be in [0, 1]");
+      }
+    }
+  }
+
+  public VirtualCluster(FleetSpec spec, Arm arm, int seed, Options options) {
     this.spec = spec;
+    this.engineLoadConfig = options.engineLoad();
+    this.scrapeDelayMs = options.scrapeDelayMs();
+    this.unroutedFraction = options.unroutedFraction();
+    this.engineLoad = new EngineLoadTable(engineLoadConfig, () -> (long) now);
     this.arm = arm;
     this.seed = seed;
     int n = spec.workers();
@@ -201,6 +253,9 @@ public final class VirtualCluster {
             pc,
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
             null);
+    if (engineLoadConfig.enabled()) {
+      router.attachEngineLoad(this.engineLoad);
+    }
     oracle = new Oracle(spec);
     hitMax = arm.isHitMax() ? new HitMaxPicker(spec) : null;
     hasher = new BlockHasher(spec.blockSize());
@@ -213,6 +268,12 @@ public final class VirtualCluster {
     if (e instanceof StepDone s) {
       return s.order();
     }
+    if (e instanceof Scrape s) {
+      return s.order();
+    }
+    if (e instanceof ScrapeDone s) {
+      return s.order();
+    }
     return ((Deliver) e).order();
   }
 
@@ -220,14 +281,50 @@ public final class VirtualCluster {
   public Run run(Workload workload) {
     double first = Double.MAX_VALUE;
     for (Session s : workload.sessions()) {
-      queue.add(new Arrive(s.startMs(), order++, new SessionRun(s)));
+      add(new Arrive(s.startMs(), order++, new SessionRun(s)));
       first = Math.min(first, s.startMs());
+    }
+    if (engineLoadConfig.enabled() && !arm.isOracle() && first != Double.MAX_VALUE) {
+      // Staggered, as independent per-worker schedules would be.
+      double interval = engineLoadConfig.intervalMs();
+      for (int i = 0; i < engines.length; i++) {
+        queue.add(new Scrape(first + interval * i / engines.length, order++, i));
+      }
     }
     double last = first;
     while (!queue.isEmpty()) {
       Ev e = queue.poll();
       now = e.at();
-      if (e instanceof Arrive a) {
+      if (!(e instanceof Scrape) && !(e instanceof ScrapeDone)) {
+        pendingWork--;
+      }
+      if (e instanceof Scrape sc) {
+        EngineCore.Stats st = engines[sc.worker()].stats();
+        EngineStats stats =
+            new EngineStats(
+                List.of(
+                    new EngineStats.Rank(
+                        0,
+                        st.running(),
+                        st.waiting(),
+                        st.kvUsage(),
+                        st.prefixQueryTokens(),
+                        st.prefixHitTokens())),
+                "vllm");
+        queue.add(
+            new ScrapeDone(
+                now + scrapeDelayMs,
+                order++,
+                sc.worker(),
+                stats,
+                load.load(ids[sc.worker()]).inFlight()));
+        if (pendingWork > 0 || !inFlight.isEmpty()) {
+          queue.add(new Scrape(now + engineLoadConfig.intervalMs(), order++, sc.worker()));
+        }
+      } else if (e instanceof ScrapeDone sd) {
+        WorkerId id = ids[sd.worker()];
+        engineLoad.report(id, sd.stats(), Math.max(sd.inFlightAtStart(), load.load(id).inFlight()));
+      } else if (e instanceof Arrive a) {
         arrive(a.session());
       } else if (e instanceof StepDone d) {
         stepDone(d.worker(), d.step());
@@ -240,6 +337,21 @@ public final class VirtualCluster {
     return new Run(results, Math.max(1, last - (first == Double.MAX_VALUE ? 0 : first)));
   }
 
+  /** The same for a request in every arm of a seed, whatever the order of arrivals. */
+  private long unroutedHash(String session, int turn) {
+    long x = session.hashCode() * 0x9E3779B97F4A7C15L + turn * 0xC2B2AE3D27D4EB4FL + seed;
+    x ^= x >>> 33;
+    x *= 0xFF51AFD7ED558CCDL;
+    x ^= x >>> 33;
+    x *= 0xC4CEB9FE1A85EC53L;
+    return x ^ (x >>> 33);
+  }
+
+  private void add(Ev e) {
+    pendingWork++;
+    queue.add(e);
+  }
+
   private void arrive(SessionRun s) {
     Turn turn = s.session.turns().get(s.turn);
     for (int t : turn.userTokens()) {
@@ -249,7 +361,16 @@ public final class VirtualCluster {
     long[] hashes = hasher.requestHashes(prompt, 0);
     int worker;
     Booking booking;
+<<<<<<< HEAD
     if (arm.usesTrueCaches()) {
+=======
+    long h = unroutedHash(s.session.id(), s.turn);
+    if (unroutedFraction > 0 && (h >>> 11) * 0x1.0p-53 < unroutedFraction) {
+      // Traffic this router never sees: a random engine, nothing booked.
+      worker = (int) Math.floorMod(h * 0x9E3779B97F4A7C15L >>> 17, (long) engines.length);
+      booking = null;
+    } else if (arm.isOracle()) {
+>>>>>>> i15-engine
       int[] cached = new int[engines.length];
       for (int i = 0; i < engines.length; i++) {
         cached[i] = engines[i].blocks().cachedPrefixBlocks(prompt, null);
@@ -269,7 +390,9 @@ public final class VirtualCluster {
     } catch (IllegalArgumentException tooLong) {
       // The engine refuses what can never fit its cache (vLLM's max_model_len check): the
       // conversation ends here, as a client would stop after a 400.
-      booking.release();
+      if (booking != null) {
+        booking.release();
+      }
       results.add(
           RequestResult.failed(
               arm.name(), seed, s.session.id(), s.turn, ids[worker].value(), now, "http_400"));
@@ -286,7 +409,7 @@ public final class VirtualCluster {
     EngineCore.Step step = engines[worker].schedule(now);
     if (step != null) {
       busy[worker] = true;
-      queue.add(new StepDone(now + step.durationMs(), order++, worker, step));
+      add(new StepDone(now + step.durationMs(), order++, worker, step));
     }
   }
 
@@ -295,7 +418,7 @@ public final class VirtualCluster {
     List<EngineEvent> events = engines[worker].complete(step);
     Outbox box = outboxes[worker];
     if (!box.pending.isEmpty()) {
-      queue.add(new Deliver(now + spec.eventDelayMs(), order++, worker, List.copyOf(box.pending)));
+      add(new Deliver(now + spec.eventDelayMs(), order++, worker, List.copyOf(box.pending)));
       box.pending.clear();
     }
     for (EngineEvent e : events) {
@@ -320,7 +443,9 @@ public final class VirtualCluster {
 
   private void finish(Req r, EngineEvent.Finished f) {
     inFlight.remove(r.id);
-    r.booking.release();
+    if (r.booking != null) {
+      r.booking.release();
+    }
     results.add(
         new RequestResult(
             arm.name(),
@@ -344,7 +469,7 @@ public final class VirtualCluster {
     s.turn++;
     if (s.turn < s.session.turns().size()) {
       double think = s.session.turns().get(s.turn).thinkMs();
-      queue.add(new Arrive(now + think, order++, s));
+      add(new Arrive(now + think, order++, s));
     }
   }
 }

@@ -5,6 +5,7 @@ import io.infera.sim.bench.BenchRunner;
 import io.infera.sim.bench.FleetSpec;
 import io.infera.sim.bench.LiveCluster;
 import io.infera.sim.bench.StandardWorkloads;
+import io.infera.sim.bench.VirtualCluster;
 import io.infera.sim.workload.BundledTrace;
 import io.infera.sim.workload.TraceFormatException;
 import io.infera.sim.workload.TraceWorkload;
@@ -158,6 +159,47 @@ public final class BenchCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}, the router's default).")
   double overlapWeight;
 
+  @Option(
+      names = "--engine-load",
+      arity = "0..1",
+      fallbackValue = "true",
+      defaultValue = "" + io.infera.router.config.EngineLoadConfig.DEFAULT_ENABLED,
+      description =
+          "Virtual time: the router's policy.engineLoad.enabled (scrape every engine's running,"
+              + " waiting and KV usage and add the engine term; default ${DEFAULT-VALUE}, the"
+              + " router's default).")
+  boolean engineLoad;
+
+  @Option(
+      names = "--engine-load-interval-ms",
+      defaultValue = "" + io.infera.router.config.EngineLoadConfig.DEFAULT_INTERVAL_MS,
+      description = "Virtual time: policy.engineLoad.intervalMs (default ${DEFAULT-VALUE}).")
+  long engineLoadIntervalMs;
+
+  @Option(
+      names = "--engine-load-weight",
+      defaultValue = "" + io.infera.router.config.EngineLoadConfig.DEFAULT_WEIGHT,
+      description = "Virtual time: policy.engineLoad.weight (default ${DEFAULT-VALUE}).")
+  double engineLoadWeight;
+
+  @Option(
+      names = "--scrape-delay-ms",
+      defaultValue = "5",
+      description =
+          "Virtual time: how long a /metrics scrape's answer takes to reach the router (default"
+              + " ${DEFAULT-VALUE}).")
+  double scrapeDelayMs;
+
+  @Option(
+      names = "--unrouted-fraction",
+      defaultValue = "0",
+      description =
+          "Virtual time: this fraction of requests reaches a random engine without the router"
+              + " (another router sharing no load, clients bypassing it); the router sees their KV"
+              + " events, and their engine's /metrics with --engine-load (default"
+              + " ${DEFAULT-VALUE}).")
+  double unroutedFraction;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -261,8 +303,33 @@ public final class BenchCommand implements Callable<Integer> {
             : Path.of(
                 "bench-results",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    io.infera.router.config.EngineLoadConfig engineCfg;
+    try {
+      io.infera.router.config.EngineLoadConfig d =
+          io.infera.router.config.EngineLoadConfig.DEFAULTS;
+      engineCfg =
+          new io.infera.router.config.EngineLoadConfig(
+              engineLoad,
+              engineLoadIntervalMs,
+              d.timeoutMs(),
+              Math.max(d.maxStalenessMs(), 4 * engineLoadIntervalMs),
+              engineLoadWeight,
+              d.maxBodyBytes(),
+              java.util.Set.of(),
+              java.util.Set.of());
+    } catch (IllegalArgumentException e) {
+      err.println("infera-sim bench: --engine-load-*: " + e.getMessage());
+      return 2;
+    }
+    VirtualCluster.Options vopts;
+    try {
+      vopts = new VirtualCluster.Options(engineCfg, scrapeDelayMs, unroutedFraction);
+    } catch (IllegalArgumentException e) {
+      err.println("infera-sim bench: --scrape-delay-ms / --unrouted-fraction: " + e.getMessage());
+      return 2;
+    }
     BenchRunner.Driver driver =
-        virtualTime ? BenchRunner.virtual(fleet) : LiveCluster.driver(fleet, speedup);
+        virtualTime ? BenchRunner.virtual(fleet, vopts) : LiveCluster.driver(fleet, speedup);
     BenchRunner.Result result;
     try (ProgressBar pb =
         new ProgressBarBuilder()
@@ -292,6 +359,13 @@ public final class BenchCommand implements Callable<Integer> {
     params.put("seeds", seeds);
     params.put("policies", policies);
     params.put("overlap_weight", overlapWeight);
+    if (virtualTime) {
+      params.put("engine_load", engineLoad);
+      params.put("engine_load_interval_ms", engineLoadIntervalMs);
+      params.put("engine_load_weight", engineLoadWeight);
+      params.put("scrape_delay_ms", scrapeDelayMs);
+      params.put("unrouted_fraction", unroutedFraction);
+    }
     Reports.write(outw, err, dir, "Routing benchmark: " + name, params, result, !virtualTime);
     outw.println("report: " + dir.toAbsolutePath());
     outw.flush();

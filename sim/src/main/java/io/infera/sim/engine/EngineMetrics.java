@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Renders a simulated engine's {@code /metrics} in Prometheus text format with vLLM's metric names
- * (and SGLang's for the {@code sglang} flavor), one sample per data-parallel rank labelled {@code
- * model_name} and {@code engine} (the rank), as vLLM labels them. Pure and thread-safe.
+ * Renders a simulated engine's {@code /metrics} in Prometheus text format: vLLM's metric names, one
+ * sample per data-parallel rank labelled {@code model_name} and {@code engine} (the rank), as vLLM
+ * labels them; for the {@code sglang} flavor SGLang's names and labels instead (scheduler gauges
+ * per rank with {@code engine_type}, {@code tp_rank}, {@code pp_rank} and, with more than one rank,
+ * {@code dp_rank}; token counters once, labelled {@code model_name}). Pure and thread-safe.
  */
 final class EngineMetrics {
 
@@ -21,6 +23,9 @@ final class EngineMetrics {
   private EngineMetrics() {}
 
   static String render(String model, Flavor flavor, List<Rank> ranks) {
+    if (flavor == Flavor.SGLANG) {
+      return sglang(model, ranks);
+    }
     StringBuilder sb = new StringBuilder(4096);
     String label = "model_name=\"" + escape(model) + "\"";
     gauge(
@@ -93,33 +98,6 @@ final class EngineMetrics {
         label + ",finished_reason=\"length\"",
         ranks,
         s -> s.finishedRequests());
-    if (flavor == Flavor.SGLANG) {
-      gauge(
-          sb,
-          "sglang:num_running_reqs",
-          "The number of running requests.",
-          label,
-          ranks,
-          s -> s.running());
-      gauge(
-          sb,
-          "sglang:num_queue_reqs",
-          "The number of requests in the waiting queue.",
-          label,
-          ranks,
-          s -> s.waiting());
-      gauge(sb, "sglang:token_usage", "The token usage.", label, ranks, s -> s.kvUsage());
-      gauge(
-          sb,
-          "sglang:cache_hit_rate",
-          "The prefix cache hit rate.",
-          label,
-          ranks,
-          s ->
-              s.prefixQueryTokens() == 0
-                  ? 0
-                  : (double) s.prefixHitTokens() / s.prefixQueryTokens());
-    }
     sb.append("# HELP sim_steps_total Engine steps completed.\n");
     sb.append("# TYPE sim_steps_total counter\n");
     for (Rank r : ranks) {
@@ -136,6 +114,111 @@ final class EngineMetrics {
       sample(sb, "sim_kv_event_batches_total", label, r.rank(), r.kvBatches());
     }
     return sb.toString();
+  }
+
+  /** SGLang's names (python/sglang/srt/metrics/collector.py) and labels. */
+  private static String sglang(String model, List<Rank> ranks) {
+    StringBuilder sb = new StringBuilder(4096);
+    String m = "model_name=\"" + escape(model) + "\"";
+    boolean dp = ranks.size() > 1;
+    sglangGauge(
+        sb,
+        "sglang:num_running_reqs",
+        "The number of running requests.",
+        m,
+        dp,
+        ranks,
+        s -> s.running());
+    sglangGauge(
+        sb,
+        "sglang:num_queue_reqs",
+        "The number of requests in the waiting queue.",
+        m,
+        dp,
+        ranks,
+        s -> s.waiting());
+    sglangGauge(sb, "sglang:token_usage", "The token usage.", m, dp, ranks, s -> s.kvUsage());
+    sglangGauge(
+        sb,
+        "sglang:cache_hit_rate",
+        "The prefix cache hit rate.",
+        m,
+        dp,
+        ranks,
+        s -> s.prefixQueryTokens() == 0 ? 0 : (double) s.prefixHitTokens() / s.prefixQueryTokens());
+    sglangCounter(
+        sb,
+        "sglang:prompt_tokens_total",
+        "Number of prefill tokens processed.",
+        m,
+        ranks,
+        s -> s.prefixQueryTokens());
+    sglangCounter(
+        sb,
+        "sglang:cached_tokens_total",
+        "Number of cached prompt tokens.",
+        m,
+        ranks,
+        s -> s.prefixHitTokens());
+    sglangCounter(
+        sb,
+        "sglang:generation_tokens_total",
+        "Number of generation tokens processed.",
+        m,
+        ranks,
+        s -> s.generationTokens());
+    sglangCounter(
+        sb,
+        "sglang:num_requests_total",
+        "Number of requests processed.",
+        m,
+        ranks,
+        s -> s.finishedRequests());
+    sb.append("# HELP sim_steps_total Engine steps completed.\n");
+    sb.append("# TYPE sim_steps_total counter\n");
+    for (Rank r : ranks) {
+      sample(sb, "sim_steps_total", m, r.rank(), r.stats().steps());
+    }
+    return sb.toString();
+  }
+
+  private static void sglangGauge(
+      StringBuilder sb,
+      String name,
+      String help,
+      String model,
+      boolean dp,
+      List<Rank> ranks,
+      ToDoubleFunction<EngineCore.Stats> value) {
+    sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    sb.append("# TYPE ").append(name).append(" gauge\n");
+    for (Rank r : ranks) {
+      sb.append(name)
+          .append('{')
+          .append(model)
+          .append(",engine_type=\"unified\",tp_rank=\"0\",pp_rank=\"0\"");
+      if (dp) {
+        sb.append(",dp_rank=\"").append(r.rank()).append('"');
+      }
+      sb.append("} ").append(format(value.applyAsDouble(r.stats()))).append('\n');
+    }
+  }
+
+  /** A tokenizer-side counter: one series, summed over the ranks. */
+  private static void sglangCounter(
+      StringBuilder sb,
+      String name,
+      String help,
+      String model,
+      List<Rank> ranks,
+      ToDoubleFunction<EngineCore.Stats> value) {
+    sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    sb.append("# TYPE ").append(name).append(" counter\n");
+    double sum = 0;
+    for (Rank r : ranks) {
+      sum += value.applyAsDouble(r.stats());
+    }
+    sb.append(name).append('{').append(model).append("} ").append(format(sum)).append('\n');
   }
 
   private static void gauge(

@@ -38,12 +38,44 @@ class EngineMetricsTest {
   }
 
   @Test
-  void sglangAlsoGetsItsOwnNames() {
+  void sglangServesSglangsNamesAndLabels() {
     String text = EngineMetrics.render("m", Flavor.SGLANG, RANKS);
     assertThat(text)
-        .contains("sglang:num_running_reqs{model_name=\"m\",engine=\"0\"} 2.0\n")
-        .contains("sglang:cache_hit_rate{model_name=\"m\",engine=\"0\"} 0.4\n")
-        .contains("vllm:num_requests_running");
+        .contains(
+            "sglang:num_running_reqs{model_name=\"m\",engine_type=\"unified\",tp_rank=\"0\","
+                + "pp_rank=\"0\",dp_rank=\"0\"} 2.0\n")
+        .contains(
+            "sglang:num_queue_reqs{model_name=\"m\",engine_type=\"unified\",tp_rank=\"0\","
+                + "pp_rank=\"0\",dp_rank=\"1\"} 0.0\n")
+        .contains("sglang:token_usage{")
+        .contains(
+            "sglang:cache_hit_rate{model_name=\"m\",engine_type=\"unified\",tp_rank=\"0\","
+                + "pp_rank=\"0\",dp_rank=\"0\"} 0.4\n")
+        .contains("sglang:prompt_tokens_total{model_name=\"m\"} 100.0\n")
+        .contains("sglang:cached_tokens_total{model_name=\"m\"} 40.0\n")
+        .doesNotContain("vllm:");
+    // One rank: no dp_rank label, as SGLang without data-parallel attention.
+    assertThat(EngineMetrics.render("m", Flavor.SGLANG, RANKS.subList(0, 1)))
+        .contains(
+            "sglang:num_running_reqs{model_name=\"m\",engine_type=\"unified\",tp_rank=\"0\","
+                + "pp_rank=\"0\"} 2.0\n");
+  }
+
+  @Test
+  void bothFlavorsReadBackThroughTheRoutersParser() {
+    for (Flavor f : List.of(Flavor.VLLM, Flavor.SGLANG)) {
+      io.infera.router.engineload.EngineStats s =
+          io.infera.router.engineload.EngineStats.of(
+              io.infera.router.engineload.PromText.parse(
+                  EngineMetrics.render("m", f, RANKS),
+                  io.infera.router.engineload.EngineStats.NAMES::contains,
+                  io.infera.router.engineload.PromText.Limits.DEFAULTS));
+      assertThat(s.family()).as("%s", f).isEqualTo(f.engine());
+      assertThat(s.requests()).as("%s", f).isEqualTo(3.0);
+      assertThat(s.kvUsage()).as("%s", f).isEqualTo(0.125);
+      assertThat(s.prefixQueries()).as("%s", f).isEqualTo(100.0);
+      assertThat(s.prefixHits()).as("%s", f).isEqualTo(40.0);
+    }
   }
 
   @Test

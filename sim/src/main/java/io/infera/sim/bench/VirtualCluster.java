@@ -361,16 +361,12 @@ public final class VirtualCluster {
     long[] hashes = hasher.requestHashes(prompt, 0);
     int worker;
     Booking booking;
-<<<<<<< HEAD
-    if (arm.usesTrueCaches()) {
-=======
     long h = unroutedHash(s.session.id(), s.turn);
     if (unroutedFraction > 0 && (h >>> 11) * 0x1.0p-53 < unroutedFraction) {
       // Traffic this router never sees: a random engine, nothing booked.
       worker = (int) Math.floorMod(h * 0x9E3779B97F4A7C15L >>> 17, (long) engines.length);
       booking = null;
-    } else if (arm.isOracle()) {
->>>>>>> i15-engine
+    } else if (arm.usesTrueCaches()) {
       int[] cached = new int[engines.length];
       for (int i = 0; i < engines.length; i++) {
         cached[i] = engines[i].blocks().cachedPrefixBlocks(prompt, null);

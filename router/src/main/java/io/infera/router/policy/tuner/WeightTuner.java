@@ -10,10 +10,11 @@ import java.util.Iterator;
  * epochRequests} at the grid point above the current weight and the one below, in the order up,
  * down, down, up (then down, up, up, down), so a trend in the traffic during a round cancels out. A
  * round's verdict is the relative difference of the two probes' time to first token per requested
- * block; the weight moves one grid step toward the better probe only when the last two rounds agree
- * by at least 5 % (hysteresis: noise, or a workload where the weight does not matter, leaves it
- * where it is). A move discards the evidence and the rounds in progress, so a shift in the workload
- * is followed within two rounds. Thread-safe: every method is short and synchronized.
+ * block. Hysteresis: the weight moves one grid step toward the better probe only when the last two
+ * rounds agree by at least 5 % each (noise, or a workload where the weight does not matter, leaves
+ * it where it is; alternating verdicts never flap it). A move discards the evidence and the rounds
+ * in progress, so a shift in the workload is followed within two rounds. Thread-safe: every method
+ * is short and synchronized.
  */
 public final class WeightTuner {
 

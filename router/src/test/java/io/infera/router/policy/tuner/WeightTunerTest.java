@@ -128,6 +128,46 @@ class WeightTunerTest {
     assertThat(t.centerWeight()).isBetween(0.25, 1.0);
   }
 
+  /** One round of 4 × 4 picks, each reported at once: the up probe's TTFT, or the down one's. */
+  private static void round(WeightTuner t, double upTtft, double downTtft) {
+    for (int i = 0; i < 16; i++) {
+      double center = t.centerWeight();
+      Probe p = t.booked(1);
+      p.firstToken(p.weight() > center ? upTtft : downTtft, true);
+    }
+  }
+
+  @Test
+  void aMoveTakesTwoAgreeingRoundsInARow() {
+    WeightTuner t = new WeightTuner(new TunerConfig(0.25, 32, 1, 4));
+    round(t, 8, 10); // up is 22 % faster: one round is not enough
+    assertThat(t.centerWeight()).isEqualTo(1.0);
+    round(t, 8, 10); // two in a row: up
+    assertThat(t.centerWeight()).isEqualTo(2.0);
+    round(t, 8, 10);
+    round(t, 10.2, 10); // a tie (2 %) breaks the run
+    round(t, 8, 10);
+    assertThat(t.centerWeight()).isEqualTo(2.0);
+    round(t, 8, 10);
+    assertThat(t.centerWeight()).isEqualTo(4.0);
+    round(t, 10, 8);
+    round(t, 10, 8); // and back down the same way
+    assertThat(t.centerWeight()).isEqualTo(2.0);
+    assertThat(t.verdicts(WeightTuner.Verdict.UP)).isEqualTo(2);
+    assertThat(t.verdicts(WeightTuner.Verdict.DOWN)).isEqualTo(1);
+    assertThat(t.verdicts(WeightTuner.Verdict.HOLD)).isEqualTo(5);
+  }
+
+  @Test
+  void alternatingVerdictsNeverFlapTheWeight() {
+    WeightTuner t = new WeightTuner(new TunerConfig(0.25, 32, 1, 4));
+    for (int i = 0; i < 50; i++) {
+      round(t, i % 2 == 0 ? 10 : 8, i % 2 == 0 ? 8 : 10);
+    }
+    assertThat(t.verdicts(WeightTuner.Verdict.UP) + t.verdicts(WeightTuner.Verdict.DOWN)).isZero();
+    assertThat(t.centerWeight()).isEqualTo(1.0);
+  }
+
   @Test
   void epochsAlternateTheProbesAroundTheWeight() {
     WeightTuner t = new WeightTuner(new TunerConfig(0.25, 32, 1, 4));

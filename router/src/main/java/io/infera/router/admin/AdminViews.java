@@ -1,5 +1,6 @@
 package io.infera.router.admin;
 
+import io.infera.router.config.OverlapWeightMode;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.engineload.EngineLoadTable;
 import io.infera.router.events.TransportStatus;
@@ -10,6 +11,8 @@ import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.Decision;
 import io.infera.router.policy.WorkerLoad;
+import io.infera.router.policy.tuner.OverlapTuning;
+import io.infera.router.policy.tuner.WeightTuner;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RoutePlan;
@@ -152,6 +155,34 @@ public final class AdminViews {
     return out;
   }
 
+  /** Per pool and role routed to: the weight in use and, when tuned, the tuner's evidence. */
+  static List<Map<String, Object>> overlapWeights(OverlapTuning tuning) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (OverlapTuning.PoolStatus p : tuning.status()) {
+      WeightTuner.Status s = p.s();
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("pool", p.pool());
+      m.put("role", p.role().wireName());
+      m.put("mode", p.mode().wire());
+      m.put("weight", s.weight());
+      if (p.mode() == OverlapWeightMode.AUTO) {
+        m.put("probes", List.of(s.downProbe(), s.upProbe()));
+        m.put("samples", s.samples());
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("up", s.up());
+        d.put("down", s.down());
+        d.put("hold", s.hold());
+        d.put("merge", s.merge());
+        d.put("discard", s.discard());
+        m.put("decisions", d);
+        m.put(
+            "last_difference", Double.isNaN(s.lastDifference()) ? null : round(s.lastDifference()));
+      }
+      out.add(m);
+    }
+    return out;
+  }
+
   /** {@code GET /v1/admin/status}, credentials redacted ({@link Redaction}). */
   public static Map<String, Object> status(RouterRuntime rt) {
     RouterConfig c = rt.config();
@@ -165,6 +196,8 @@ public final class AdminViews {
     out.put("request_block_sizes", requestBlockSizes(c.pageSize(), rt.index().otherBlockSizes()));
     out.put("policy", c.policy().name().wireName());
     out.put("overlap_weight", c.policy().overlapWeight());
+    out.put("overlap_weight_mode", c.policy().tunes() ? "auto" : "fixed");
+    out.put("overlap_weights", overlapWeights(rt.router().tuning()));
     out.put("discovery", rt.discovery().name());
     out.put("events_transport", rt.transport().name());
     out.put("events_condition", rt.eventsCondition().fields());

@@ -49,19 +49,27 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--kv-overlap-weight",
       paramLabel = "W",
-      description = "Weight of missed blocks against load (default 1.0).")
+      description =
+          "A fixed weight of missed blocks against load: setting it (or a per-role weight) turns"
+              + " the self-tuning weight off (policy.overlapWeightMode fixed). Unset: each pool's"
+              + " weight is tuned online from observed time to first token, from 1.0 within"
+              + " [0.25, 32] (policy.tuner.*).")
   String overlapWeight;
 
   @Option(
       names = "--kv-prefill-overlap-weight",
       paramLabel = "W",
-      description = "Overlap weight for prefill workers (default: --kv-overlap-weight).")
+      description =
+          "Fixed overlap weight for prefill workers (default: --kv-overlap-weight); also turns"
+              + " tuning off.")
   String prefillWeight;
 
   @Option(
       names = "--kv-decode-overlap-weight",
       paramLabel = "W",
-      description = "Overlap weight for decode workers (default: --kv-overlap-weight).")
+      description =
+          "Fixed overlap weight for decode workers (default: --kv-overlap-weight); also turns"
+              + " tuning off.")
   String decodeWeight;
 
   @Option(

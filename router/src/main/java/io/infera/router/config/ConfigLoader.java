@@ -47,6 +47,53 @@ public final class ConfigLoader {
     }
   }
 
+  /**
+   * {@code policy.overlapWeightMode}; unset, it is {@code fixed} when a weight is given (a weight
+   * the user sets holds) and {@code auto} otherwise. {@code auto} with a weight is refused: the
+   * starting point is {@code policy.tuner.initialWeight}.
+   */
+  private static OverlapWeightMode weightMode(ConfigNode pol, Double pw, Double dw)
+      throws ConfigException {
+    boolean weightGiven = pol.map.get("overlapWeight") != null || pw != null || dw != null;
+    String raw = pol.string("overlapWeightMode", null);
+    if (raw == null) {
+      return weightGiven ? OverlapWeightMode.FIXED : OverlapWeightMode.AUTO;
+    }
+    OverlapWeightMode mode;
+    try {
+      mode = OverlapWeightMode.parse(raw);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("policy.overlapWeightMode: " + e.getMessage());
+    }
+    if (mode == OverlapWeightMode.AUTO && weightGiven) {
+      throw new ConfigException(
+          "policy.overlapWeightMode: auto tunes the weight, so policy.overlapWeight,"
+              + " prefillOverlapWeight and decodeOverlapWeight must not be set (the tuner starts"
+              + " at policy.tuner.initialWeight); use overlapWeightMode: fixed to keep a weight");
+    }
+    return mode;
+  }
+
+  /** {@code policy.tuner.*}. */
+  private static TunerConfig tuner(ConfigNode t) throws ConfigException {
+    t.only("minWeight", "maxWeight", "initialWeight", "epochRequests");
+    TunerConfig d = TunerConfig.defaults();
+    try {
+      return new TunerConfig(
+          t.number("minWeight", d.minWeight()),
+          t.number("maxWeight", d.maxWeight()),
+          t.number("initialWeight", d.initialWeight()),
+          (int)
+              t.integer(
+                  "epochRequests",
+                  d.epochRequests(),
+                  TunerConfig.MIN_EPOCH_REQUESTS,
+                  TunerConfig.MAX_EPOCH_REQUESTS));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("policy." + e.getMessage());
+    }
+  }
+
   private static Path path(String s) {
     return s == null || s.isBlank() ? null : Path.of(s.strip());
   }
@@ -283,7 +330,14 @@ public final class ConfigLoader {
         new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true), revision);
 
     ConfigNode pol = n.child("policy");
-    pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight", "engineLoad");
+    pol.only(
+        "name",
+        "overlapWeight",
+        "prefillOverlapWeight",
+        "decodeOverlapWeight",
+        "overlapWeightMode",
+        "tuner",
+        "engineLoad");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -294,9 +348,11 @@ public final class ConfigLoader {
     double w = pol.number("overlapWeight", PolicyConfig.DEFAULT_OVERLAP_WEIGHT);
     Double pw = pol.optNumber("prefillOverlapWeight");
     Double dw = pol.optNumber("decodeOverlapWeight");
+    OverlapWeightMode weightMode = weightMode(pol, pw, dw);
+    TunerConfig tuner = tuner(pol.child("tuner"));
     PolicyConfig policy;
     try {
-      policy = new PolicyConfig(policyName, w, pw, dw);
+      policy = new PolicyConfig(policyName, w, pw, dw, weightMode, tuner);
     } catch (IllegalArgumentException e) {
       throw new ConfigException("policy." + e.getMessage());
     }

@@ -3,22 +3,33 @@ package io.infera.router.config;
 /**
  * Policy settings: {@code --router-policy}, {@code --kv-overlap-weight}, and the per-role weights
  * {@code --kv-prefill-overlap-weight} / {@code --kv-decode-overlap-weight} that override the global
- * weight for prefill and decode workers.
+ * weight for prefill and decode workers; {@code policy.overlapWeightMode} and {@code
+ * policy.tuner.*} for the self-tuning weight.
  *
  * @param prefillOverlapWeight null to use {@code overlapWeight}
  * @param decodeOverlapWeight null to use {@code overlapWeight}
+ * @param weightMode {@code FIXED}: the weights above hold; {@code AUTO}: each pool's weight is
+ *     tuned online within {@code tuner}'s bounds (the weights above are then unused)
  */
 public record PolicyConfig(
     PolicyName name,
     double overlapWeight,
     Double prefillOverlapWeight,
-    Double decodeOverlapWeight) {
+    Double decodeOverlapWeight,
+    OverlapWeightMode weightMode,
+    TunerConfig tuner) {
 
   public static final double DEFAULT_OVERLAP_WEIGHT = 1.0;
 
   public PolicyConfig {
     if (name == null) {
       throw new IllegalArgumentException("policy name must be set");
+    }
+    if (weightMode == null) {
+      throw new IllegalArgumentException("overlapWeightMode must be set");
+    }
+    if (tuner == null) {
+      tuner = TunerConfig.defaults();
     }
     check("overlapWeight", overlapWeight);
     if (prefillOverlapWeight != null) {
@@ -29,9 +40,36 @@ public record PolicyConfig(
     }
   }
 
-  /** kv-aware with the default weight. */
+  /** Fixed weights, as given (the form callers that pick a weight use). */
+  public PolicyConfig(
+      PolicyName name,
+      double overlapWeight,
+      Double prefillOverlapWeight,
+      Double decodeOverlapWeight) {
+    this(
+        name,
+        overlapWeight,
+        prefillOverlapWeight,
+        decodeOverlapWeight,
+        OverlapWeightMode.FIXED,
+        TunerConfig.defaults());
+  }
+
+  /** kv-aware with the fixed default weight 1.0 (deterministic picks, for tests and tools). */
   public static PolicyConfig defaults() {
     return new PolicyConfig(PolicyName.KV_AWARE, DEFAULT_OVERLAP_WEIGHT, null, null);
+  }
+
+  /** {@code name} with the router's default: the tuned weight with the default tuner bounds. */
+  public static PolicyConfig tuned(PolicyName name) {
+    return new PolicyConfig(
+        name, DEFAULT_OVERLAP_WEIGHT, null, null, OverlapWeightMode.AUTO, TunerConfig.defaults());
+  }
+
+  /** Whether the overlap weight is tuned online (kv-aware and approx-prefix only). */
+  public boolean tunes() {
+    return weightMode == OverlapWeightMode.AUTO
+        && (name == PolicyName.KV_AWARE || name == PolicyName.APPROX_PREFIX);
   }
 
   /** The overlap weight that applies to a worker of {@code role}. */

@@ -11,9 +11,21 @@ import io.infera.router.routing.RoutePlan;
 final class Attempt {
 
   private final RoutePlan plan;
+  private long sentNanos = -1;
+
+  /**
+   * Whether the overlap-weight tuner may learn from this try's time to first token. Every request
+   * is text-only today; a multimodal one (its overlap term is image affinity) sets this false.
+   */
+  private boolean textOnly = true;
 
   Attempt(RoutePlan plan) {
     this.plan = plan;
+  }
+
+  /** Marks the request as one the overlap-weight tuner must not learn from (not text-only). */
+  void notTextOnly() {
+    textOnly = false;
   }
 
   RoutePlan plan() {
@@ -28,6 +40,22 @@ final class Attempt {
   /** The request is being sent: in a half-open breaker this takes the probe slot. */
   void sent() {
     plan.worker().breaker().tryAcquire();
+    sentNanos = System.nanoTime();
+  }
+
+  /**
+   * The worker's first token reached the router: the first body chunk of a streamed answer (for the
+   * prefill half of a pair, the head of its one-token answer). Only the first call counts.
+   */
+  void firstToken() {
+    // The overlap-weight tuner's feedback: the time from sending to the first token.
+    tunerFirstToken(System.nanoTime());
+  }
+
+  void tunerFirstToken(long nowNanos) {
+    if (plan.probe() != null && sentNanos >= 0) {
+      plan.probe().firstToken((nowNanos - sentNanos) / 1e6, textOnly);
+    }
   }
 
   /**
@@ -50,6 +78,9 @@ final class Attempt {
   /** Ends the try; only the first call releases the booking. */
   void close() {
     plan.booking().release();
+    if (plan.probe() != null) {
+      plan.probe().abandon(); // no-op once the first token was reported
+    }
   }
 
   /** True once {@link #close} has released the booking. */

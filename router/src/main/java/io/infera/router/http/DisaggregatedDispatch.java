@@ -102,6 +102,7 @@ final class DisaggregatedDispatch {
             ar -> {
               if (ar.succeeded() && ar.result().statusCode() < 500) {
                 prefill.answered(ar.result().statusCode());
+                prefill.firstToken();
                 HttpClientResponse resp = ar.result();
                 // Its answer is not the client's: read it away, closing the attempt at its end
                 // or when the connection breaks halfway.
@@ -171,6 +172,7 @@ final class DisaggregatedDispatch {
                 upstream.forward(ex, prefill, resp);
                 return;
               }
+              prefill.firstToken(); // the one-token answer's head: its prompt is computed
               Upstream.readAtMost(resp, MAX_PREFILL_ANSWER_BYTES)
                   .andThen(b -> prefill.close())
                   .compose(

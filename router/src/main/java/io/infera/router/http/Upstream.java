@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.streams.ReadStream;
 import java.util.Locale;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -108,7 +109,12 @@ final class Upstream {
         String.valueOf(resp.getHeader("content-type"))
             .toLowerCase(Locale.ROOT)
             .startsWith("text/event-stream");
-    resp.pipe()
+    ReadStream<Buffer> body = resp;
+    if (sse) {
+      // Only a streamed answer's first chunk is its first token; a whole answer's is its end.
+      body = new FirstChunk(resp, attempt::firstToken);
+    }
+    body.pipe()
         .endOnFailure(false)
         .to(out)
         .onComplete(

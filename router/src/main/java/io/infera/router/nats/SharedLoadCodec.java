@@ -61,6 +61,9 @@ public final class SharedLoadCodec {
    *     SharedLoadMessage#MAX_WORKER_BYTES}
    */
   public static byte[] encode(SharedLoadMessage m) {
+    if (m instanceof SharedLoadMessage.Weights w) {
+      return WeightsCodec.encode(w);
+    }
     List<Entry> entries = List.of();
     byte kind = KIND_BYE;
     if (m instanceof Update u) {
@@ -140,6 +143,8 @@ public final class SharedLoadCodec {
           throw invalid("heartbeat seq is negative");
         }
         m = new Heartbeat(replica, seq, entries(buf, false));
+      } else if (kind == WeightsCodec.KIND_WEIGHTS) {
+        m = WeightsCodec.read(buf, replica);
       } else {
         throw new MalformedException(
             MalformedException.Kind.UNKNOWN_KIND, "unknown load message kind " + kind);
@@ -217,7 +222,7 @@ public final class SharedLoadCodec {
     return WorkerId.of(id);
   }
 
-  private static MalformedException invalid(String message) {
+  static MalformedException invalid(String message) {
     return new MalformedException(MalformedException.Kind.INVALID, message);
   }
 }

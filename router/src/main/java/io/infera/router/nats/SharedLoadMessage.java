@@ -82,4 +82,51 @@ public sealed interface SharedLoadMessage {
 
   /** The sender is leaving: forget its load now rather than at expiry. */
   record Bye(long replica) implements SharedLoadMessage {}
+
+  /** Most pool estimates in one {@link Weights} message. */
+  int MAX_WEIGHT_ENTRIES = 256;
+
+  /** Longest pool name in a {@link Weights} message, in UTF-8 bytes. */
+  int MAX_POOL_BYTES = 253;
+
+  /** Largest weight estimate accepted. */
+  double MAX_WEIGHT = 1e6;
+
+  /**
+   * One pool and role's tuned overlap weight and the evidence behind it.
+   *
+   * @param pool the pool name (1 to {@value #MAX_POOL_BYTES} UTF-8 bytes, not blank)
+   * @param role 0 mixed, 1 prefill, 2 decode
+   * @param weight finite, 0 &lt; weight ≤ {@value #MAX_WEIGHT}
+   * @param samples first-token reports behind the estimate (≥ 0)
+   */
+  record WeightEntry(String pool, int role, double weight, long samples) {
+    public WeightEntry {
+      if (pool == null || pool.isBlank()) {
+        throw new IllegalArgumentException("pool must be set");
+      }
+      if (role < 0 || role > 2) {
+        throw new IllegalArgumentException("role must be 0, 1 or 2");
+      }
+      if (!(weight > 0 && weight <= MAX_WEIGHT) || samples < 0) {
+        throw new IllegalArgumentException("weight must be in (0, 1e6] and samples >= 0");
+      }
+    }
+  }
+
+  /**
+   * The sender's overlap-weight estimates (docs/routing.md, "Self-tuning overlap weight"), sent
+   * with its heartbeats when it tunes; kind 4 on the wire, after the replica: an entry count {@code
+   * u16} and per entry the pool name's length {@code u16} and UTF-8 bytes, role {@code u8}, weight
+   * {@code f64}, samples {@code i64}.
+   */
+  record Weights(long replica, List<WeightEntry> estimates) implements SharedLoadMessage {
+    public Weights {
+      estimates = List.copyOf(estimates);
+      if (estimates.isEmpty() || estimates.size() > MAX_WEIGHT_ENTRIES) {
+        throw new IllegalArgumentException(
+            "a weights message has 1 to " + MAX_WEIGHT_ENTRIES + " estimates");
+      }
+    }
+  }
 }

@@ -18,6 +18,17 @@ public sealed interface RoutingPolicy
    */
   Decision select(List<Worker> candidates, Overlap overlap, LoadSnapshot load);
 
+  /**
+   * As {@link #select(List, Overlap, LoadSnapshot)} with each candidate's pool weight (tuned or
+   * fixed) and the request's retention factor; policies that ignore the overlap ignore them.
+   *
+   * @param weights aligned with {@code candidates}
+   */
+  default Decision select(
+      List<Worker> candidates, Overlap overlap, LoadSnapshot load, PickWeights weights) {
+    return select(candidates, overlap, load);
+  }
+
   static RoutingPolicy of(PolicyConfig config) {
     return switch (config.name()) {
       case KV_AWARE, APPROX_PREFIX -> new KvAware(config);
@@ -27,21 +38,34 @@ public sealed interface RoutingPolicy
   }
 
   /**
-   * {@code cost(w) = weight(role) × (blocks − hits(w)) + active_blocks(w) + recent_blocks(w) +
-   * engine(w)} (the engine-reported term, 0 when unknown or off); lowest cost wins, ties go to the
-   * lower load, then to the earlier candidate.
+   * {@code cost(w) = weight(w) × (blocks − hits(w)) + active_blocks(w) + recent_blocks(w) +
+   * engine(w)}, with {@code weight(w)} from {@link OverlapWeight#effective} (the pool's weight ×
+   * the request's retention factor) and {@code engine(w)} the engine-reported term (0 when unknown
+   * or off); lowest cost wins, ties go to the lower load, then to the earlier candidate.
    */
   record KvAware(PolicyConfig config) implements RoutingPolicy {
+    /** With the config's fixed weight per role and no retention hint. */
     @Override
     public Decision select(List<Worker> candidates, Overlap overlap, LoadSnapshot load) {
+      double[] pool = new double[candidates.size()];
+      for (int i = 0; i < pool.length; i++) {
+        pool[i] = config.weightFor(candidates.get(i).role());
+      }
+      return select(candidates, overlap, load, new PickWeights(pool, OverlapWeight.NO_HINT));
+    }
+
+    @Override
+    public Decision select(
+        List<Worker> candidates, Overlap overlap, LoadSnapshot load, PickWeights weights) {
       requireCandidates(candidates);
       int blocks = overlap.requestBlocks();
       List<Decision.Score> scores = new ArrayList<>(candidates.size());
       Decision.Score best = null;
-      for (Worker w : candidates) {
+      for (int i = 0; i < candidates.size(); i++) {
+        Worker w = candidates.get(i);
         WorkerLoad l = load.of(w.id());
         int hits = overlap.hits(w.id());
-        double weight = config.weightFor(w.role());
+        double weight = weights.effective(i);
         EngineTerm e = load.engine(w.id());
         double cost = weight * (blocks - hits) + l.total() + e.blocks();
         Decision.Score s =

@@ -14,10 +14,15 @@ import io.infera.router.policy.Decision;
 import io.infera.router.policy.LoadSnapshot;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
+import io.infera.router.policy.OverlapWeight;
+import io.infera.router.policy.PickWeights;
 import io.infera.router.policy.RoutingPolicy;
 import io.infera.router.policy.Worker;
+import io.infera.router.policy.tuner.OverlapTuning;
+import io.infera.router.policy.tuner.Probe;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -52,6 +57,7 @@ public final class RequestRouter {
   private final LoadTracker load;
   private final PolicyConfig policyConfig;
   private final RoutingPolicy policy;
+  private final OverlapTuning tuning;
   private final ApproxPrefixIndex approx;
   private final RoutingMetrics metrics;
   private final LongSupplier nanoTime;
@@ -85,6 +91,7 @@ public final class RequestRouter {
     this.load = load;
     this.policyConfig = policyConfig;
     this.policy = RoutingPolicy.of(policyConfig);
+    this.tuning = new OverlapTuning(policyConfig);
     this.approx = approx;
     this.metrics = metrics;
     this.nanoTime = nanoTime;
@@ -92,6 +99,11 @@ public final class RequestRouter {
 
   public PolicyConfig policyConfig() {
     return policyConfig;
+  }
+
+  /** The pools' overlap weights (tuned or fixed), for metrics, status and load sharing. */
+  public OverlapTuning tuning() {
+    return tuning;
   }
 
   /** As {@link #pick(RequestHashes, Set, long)} for a fleet hashed at the page size only. */
@@ -162,7 +174,8 @@ public final class RequestRouter {
    * @param book false for {@link #explain}: no booking, nothing learned
    */
   private RoutePlan choose(List<Fleet.Member> members, RequestHashes request, boolean book) {
-    List<Worker> candidates = rotate(members.stream().map(Fleet.Member::asWorker).toList());
+    List<Fleet.Member> ordered = rotate(members);
+    List<Worker> candidates = ordered.stream().map(Fleet.Member::asWorker).toList();
     // Load, booking and the approx-prefix history count blocks of the page size.
     long[] hashes = request.base();
     Overlap overlap;
@@ -177,10 +190,15 @@ public final class RequestRouter {
     }
     Decision d;
     Booking booking = null;
+    Probe probe = null;
     if (book) {
       synchronized (pickLock) {
-        d = policy.select(candidates, overlap, snapshot(candidates));
+        d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
         booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
+        if (policy instanceof RoutingPolicy.KvAware) {
+          Fleet.Member w = fleet.member(d.winner());
+          probe = tuning.booked(w.info().pool(), w.info().role(), hashes.length);
+        }
       }
       EngineLoadTable e = engineLoad;
       if (e != null) {
@@ -190,10 +208,33 @@ public final class RequestRouter {
         approx.record(d.winner(), hashes);
       }
     } else {
-      d = policy.select(candidates, overlap, snapshot(candidates));
+      d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
     }
     int rank = match == null ? 0 : match.bestRank(d.winner());
-    return new RoutePlan(fleet.member(d.winner()), d, booking, rank);
+    return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe);
+  }
+
+  /**
+   * Each candidate's pool weight now (consecutive members of one pool and role share one lookup),
+   * with no retention hint: requests carry none yet.
+   */
+  private PickWeights weights(List<Fleet.Member> ordered) {
+    double[] pool = new double[ordered.size()];
+    String lastPool = null;
+    Role lastRole = null;
+    double last = 0;
+    for (int i = 0; i < pool.length; i++) {
+      Fleet.Member m = ordered.get(i);
+      String p = m.info().pool();
+      Role r = m.info().role();
+      if (i == 0 || r != lastRole || !Objects.equals(p, lastPool)) {
+        last = tuning.weight(p, r);
+        lastPool = p;
+        lastRole = r;
+      }
+      pool[i] = last;
+    }
+    return new PickWeights(pool, OverlapWeight.NO_HINT);
   }
 
   /** The tracker's load snapshot plus, when attached, the engine-reported term. */
@@ -255,13 +296,13 @@ public final class RequestRouter {
     this.tieRotation = offset;
   }
 
-  private List<Worker> rotate(List<Worker> candidates) {
+  private <T> List<T> rotate(List<T> candidates) {
     int n = candidates.size();
     int r = n == 0 ? 0 : Math.floorMod(tieRotation, n);
     if (r == 0) {
       return candidates;
     }
-    List<Worker> out = new ArrayList<>(n);
+    List<T> out = new ArrayList<>(n);
     out.addAll(candidates.subList(r, n));
     out.addAll(candidates.subList(0, r));
     return out;

@@ -2,14 +2,18 @@ package io.infera.router.routing;
 
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
+import io.infera.router.policy.tuner.Probe;
 
 /**
  * A booked pick: where one attempt of a request goes.
  *
  * @param dpRank the worker's data-parallel rank that caches the most (0 when single-rank)
  * @param booking released exactly once when the attempt ends, whichever way
+ * @param probe the overlap-weight tuner's pending report for this pick (its first token, or its end
+ *     without one); null when the weight is fixed, the policy ignores overlap, or for an explain
  */
-public record RoutePlan(Fleet.Member worker, Decision decision, Booking booking, int dpRank) {
+public record RoutePlan(
+    Fleet.Member worker, Decision decision, Booking booking, int dpRank, Probe probe) {
 
   public int hitBlocks() {
     return decision.winnerScore().hits();

@@ -20,6 +20,7 @@ import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutingMetrics;
+import io.infera.router.routing.TunerMeters;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -137,6 +138,7 @@ public final class RouterRuntime implements AutoCloseable {
     } else {
       this.engineScraper = null;
     }
+    new TunerMeters(router.tuning()).bindTo(registry);
     // With NATS, replicas share their in-flight load so N routers do not herd onto one worker.
     this.sharedLoad =
         config.events().transport() == RouterConfig.Transport.NATS
@@ -149,6 +151,7 @@ public final class RouterRuntime implements AutoCloseable {
                 SharedLoad.Settings.defaults())
             : null;
     if (sharedLoad != null) {
+      sharedLoad.shareWeights(router.tuning());
       sharedLoad.bindTo(registry);
       router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
     }

@@ -14,6 +14,7 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.LoadTracker;
+import io.infera.router.policy.tuner.Probe;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
@@ -97,12 +98,21 @@ public final class VirtualCluster {
     final double sentMs;
     final int[] prompt;
     final Booking booking;
+    final Probe probe;
     final List<Integer> answer = new ArrayList<>();
     final List<Double> itl = new ArrayList<>();
     double firstTokenMs = -1;
     double lastTokenMs = -1;
 
-    Req(String id, SessionRun s, int turn, int worker, double sentMs, int[] prompt, Booking b) {
+    Req(
+        String id,
+        SessionRun s,
+        int turn,
+        int worker,
+        double sentMs,
+        int[] prompt,
+        Booking b,
+        Probe probe) {
       this.id = id;
       this.session = s;
       this.turn = turn;
@@ -110,6 +120,7 @@ public final class VirtualCluster {
       this.sentMs = sentMs;
       this.prompt = prompt;
       this.booking = b;
+      this.probe = probe;
     }
   }
 
@@ -361,6 +372,7 @@ public final class VirtualCluster {
     long[] hashes = hasher.requestHashes(prompt, 0);
     int worker;
     Booking booking;
+    Probe probe = null;
     long h = unroutedHash(s.session.id(), s.turn);
     if (unroutedFraction > 0 && (h >>> 11) * 0x1.0p-53 < unroutedFraction) {
       // Traffic this router never sees: a random engine, nothing booked.
@@ -379,6 +391,7 @@ public final class VirtualCluster {
       RoutePlan plan = ((RequestRouter.Pick.Ok) pick).plan();
       worker = Integer.parseInt(plan.worker().info().id().value().substring(1));
       booking = plan.booking();
+      probe = plan.probe();
     }
     String id = "r" + (requestCounter++);
     try {
@@ -389,12 +402,15 @@ public final class VirtualCluster {
       if (booking != null) {
         booking.release();
       }
+      if (probe != null) {
+        probe.abandon();
+      }
       results.add(
           RequestResult.failed(
               arm.name(), seed, s.session.id(), s.turn, ids[worker].value(), now, "http_400"));
       return;
     }
-    inFlight.put(id, new Req(id, s, s.turn, worker, now, prompt, booking));
+    inFlight.put(id, new Req(id, s, s.turn, worker, now, prompt, booking, probe));
     kick(worker);
   }
 
@@ -424,6 +440,10 @@ public final class VirtualCluster {
       }
       if (e instanceof EngineEvent.FirstToken) {
         r.firstTokenMs = now;
+        if (r.probe != null) {
+          // The tuner's feedback: every simulated request is text-only.
+          r.probe.firstToken(now - r.sentMs, true);
+        }
       } else if (e instanceof EngineEvent.Token t) {
         if (r.lastTokenMs >= 0) {
           r.itl.add(now - r.lastTokenMs);
@@ -441,6 +461,9 @@ public final class VirtualCluster {
     inFlight.remove(r.id);
     if (r.booking != null) {
       r.booking.release();
+    }
+    if (r.probe != null) {
+      r.probe.abandon(); // no-op after its first token
     }
     results.add(
         new RequestResult(

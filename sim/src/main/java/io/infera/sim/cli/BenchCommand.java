@@ -1,5 +1,7 @@
 package io.infera.sim.cli;
 
+import io.infera.router.config.OverlapWeightMode;
+import io.infera.router.config.PolicyConfig;
 import io.infera.sim.bench.Arm;
 import io.infera.sim.bench.BenchRunner;
 import io.infera.sim.bench.FleetSpec;
@@ -152,11 +154,13 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--overlap-weight",
-      defaultValue = "1.0",
       description =
-          "The router's policy.overlapWeight for kv-aware, approx-prefix and the oracle: what a"
-              + " block of prefill saved is worth against a block of load (default"
-              + " ${DEFAULT-VALUE}, the router's default).")
+          "A fixed policy.overlapWeight for kv-aware and approx-prefix (overlapWeightMode fixed),"
+              + " and the oracle's weight: what a block of prefill saved is worth against a block"
+              + " of load. Unset: the router's default, the self-tuning weight (auto), and the"
+              + " oracle's 1.0.")
+  Double overlapWeightFlag;
+
   double overlapWeight;
 
   @Option(
@@ -205,6 +209,8 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter outw = spec.commandLine().getOut();
     Logs.quietUnlessConfigured();
+    overlapWeight =
+        overlapWeightFlag == null ? PolicyConfig.DEFAULT_OVERLAP_WEIGHT : overlapWeightFlag;
     if (!(overlapWeight >= 0) || Double.isInfinite(overlapWeight)) {
       err.println("infera-sim bench: --overlap-weight must be a finite number >= 0");
       return 2;
@@ -228,7 +234,8 @@ public final class BenchCommand implements Callable<Integer> {
             blockSize,
             io.infera.sim.sched.EngineConfig.defaults(),
             2.0,
-            overlapWeight);
+            overlapWeight,
+            overlapWeightFlag == null ? OverlapWeightMode.AUTO : OverlapWeightMode.FIXED);
     IntFunction<Workload> workload;
     String name;
     try {
@@ -366,6 +373,7 @@ public final class BenchCommand implements Callable<Integer> {
       params.put("scrape_delay_ms", scrapeDelayMs);
       params.put("unrouted_fraction", unroutedFraction);
     }
+    params.put("overlap_weight_mode", fleet.weightMode().wire());
     Reports.write(outw, err, dir, "Routing benchmark: " + name, params, result, !virtualTime);
     outw.println("report: " + dir.toAbsolutePath());
     outw.flush();

@@ -11,6 +11,7 @@ import io.infera.router.nats.SharedLoadMessage.Update;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.PeerLoadTable;
 import io.infera.router.policy.WorkerLoad;
+import io.infera.router.policy.tuner.OverlapTuning;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -161,6 +162,8 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
   private volatile long lastHeartbeat = Long.MIN_VALUE;
   // Workers discovery knows; null until the first workers() call (tests driving it directly).
   private volatile Set<WorkerId> known;
+  // The overlap-weight estimates shared with the heartbeats; null: none (fixed weights, tests).
+  private volatile OverlapTuning tuning;
 
   // The NATS side, set by LoadSharingConnection before anything can use it; null when driven
   // directly (unit tests).
@@ -298,6 +301,14 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     peers.workers(copy);
   }
 
+  /**
+   * Shares {@code tuning}'s overlap-weight estimates with every heartbeat and merges the peers'
+   * ({@link OverlapTuning#mergePeer}); a fixed-weight router shares nothing.
+   */
+  public void shareWeights(OverlapTuning tuning) {
+    this.tuning = tuning;
+  }
+
   /** The {@code load_sharing} object of the admin status, in its order. */
   public Map<String, Object> status() {
     Stats ls = stats();
@@ -386,6 +397,8 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
       }
     } else if (m instanceof Heartbeat h) {
       o = peers.heartbeat(h.replica(), h.seq(), changes(h.entries()));
+    } else if (m instanceof SharedLoadMessage.Weights w) {
+      mergeWeights(w);
     }
     if (o == PeerLoadTable.Outcome.JOINED) {
       log.info("load peer joined replica={}", Long.toHexString(m.replica()));
@@ -403,6 +416,7 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     long now = nanoClock.getAsLong();
     if (lastHeartbeat == Long.MIN_VALUE || now - lastHeartbeat >= settings.heartbeat().toNanos()) {
       heartbeat();
+      sendWeights();
     }
     for (PeerLoadTable.Expired e : peers.expire()) {
       log.info(
@@ -423,6 +437,49 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
       ws = ws.subList(0, SharedLoadMessage.MAX_ENTRIES);
     }
     send(new Heartbeat(replicaId, own.seq(), ws.stream().map(SharedLoad::entry).toList()));
+  }
+
+  /** This replica's weight estimates, when it tunes (sent after each heartbeat). */
+  void sendWeights() {
+    OverlapTuning t = tuning;
+    if (t == null || !t.tunes()) {
+      return;
+    }
+    List<SharedLoadMessage.WeightEntry> out = new java.util.ArrayList<>();
+    for (OverlapTuning.Estimate e : t.estimates()) {
+      if (out.size() == SharedLoadMessage.MAX_WEIGHT_ENTRIES) {
+        break;
+      }
+      if (e.pool().isBlank()
+          || e.pool().getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+              > SharedLoadMessage.MAX_POOL_BYTES) {
+        continue;
+      }
+      out.add(
+          new SharedLoadMessage.WeightEntry(e.pool(), e.role().ordinal(), e.weight(), e.samples()));
+    }
+    if (!out.isEmpty()) {
+      send(new SharedLoadMessage.Weights(replicaId, out));
+    }
+  }
+
+  private void mergeWeights(SharedLoadMessage.Weights w) {
+    OverlapTuning t = tuning;
+    if (t == null) {
+      return;
+    }
+    List<OverlapTuning.Estimate> es =
+        w.estimates().stream()
+            .map(
+                e ->
+                    new OverlapTuning.Estimate(
+                        e.pool(),
+                        io.infera.router.config.Role.values()[e.role()],
+                        e.weight(),
+                        e.samples()))
+            .toList();
+    t.mergePeer(
+        Long.toHexString(w.replica()), es, TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()));
   }
 
   /** Stops sharing: the tracker is local again, peers are told to forget this replica. */

@@ -288,6 +288,11 @@ public final class VirtualCluster {
     return ((Deliver) e).order();
   }
 
+  /** The router's engine-load table (tests read what the scrapes reported). */
+  EngineLoadTable engineLoad() {
+    return engineLoad;
+  }
+
   /** Runs the whole workload to completion. */
   public Run run(Workload workload) {
     double first = Double.MAX_VALUE;

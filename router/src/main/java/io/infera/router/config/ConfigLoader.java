@@ -283,7 +283,7 @@ public final class ConfigLoader {
         new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true), revision);
 
     ConfigNode pol = n.child("policy");
-    pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight");
+    pol.only("name", "overlapWeight", "prefillOverlapWeight", "decodeOverlapWeight", "load");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -294,9 +294,10 @@ public final class ConfigLoader {
     double w = pol.number("overlapWeight", PolicyConfig.DEFAULT_OVERLAP_WEIGHT);
     Double pw = pol.optNumber("prefillOverlapWeight");
     Double dw = pol.optNumber("decodeOverlapWeight");
+    LoadModel loadModel = loadModel(pol.child("load"));
     PolicyConfig policy;
     try {
-      policy = new PolicyConfig(policyName, w, pw, dw);
+      policy = new PolicyConfig(policyName, w, pw, dw, loadModel);
     } catch (IllegalArgumentException e) {
       throw new ConfigException("policy." + e.getMessage());
     }
@@ -480,6 +481,21 @@ public final class ConfigLoader {
             model, loras, pageSize, tokenizer, policy, events, discovery, limits, listenCfg, index,
             server, admin),
         unknown.result());
+  }
+
+  /** {@code policy.load.*}: the load model's starting prefill rate and whether it learns. */
+  private static LoadModel loadModel(ConfigNode l) throws ConfigException {
+    l.only("prefillBlocksPerSecond", "learnRate");
+    double rate = l.number("prefillBlocksPerSecond", LoadModel.DEFAULT_PREFILL_BLOCKS_PER_SECOND);
+    if (!(rate > 0) || rate > LoadModel.MAX_PREFILL_BLOCKS_PER_SECOND) {
+      throw new ConfigException(
+          "policy.load.prefillBlocksPerSecond: "
+              + rate
+              + " is outside (0, "
+              + (long) LoadModel.MAX_PREFILL_BLOCKS_PER_SECOND
+              + "]");
+    }
+    return new LoadModel(rate, l.bool("learnRate", LoadModel.DEFAULTS.learnRate()));
   }
 
   private static RouterConfig.Admin admin(ConfigNode a, RouterConfig.Listen listen)

@@ -7,12 +7,14 @@ package io.infera.router.config;
  *
  * @param prefillOverlapWeight null to use {@code overlapWeight}
  * @param decodeOverlapWeight null to use {@code overlapWeight}
+ * @param load the load model's settings ({@code policy.load.*}); null means the defaults
  */
 public record PolicyConfig(
     PolicyName name,
     double overlapWeight,
     Double prefillOverlapWeight,
-    Double decodeOverlapWeight) {
+    Double decodeOverlapWeight,
+    LoadModel load) {
 
   public static final double DEFAULT_OVERLAP_WEIGHT = 1.0;
 
@@ -27,6 +29,16 @@ public record PolicyConfig(
     if (decodeOverlapWeight != null) {
       check("decodeOverlapWeight", decodeOverlapWeight);
     }
+    load = load == null ? LoadModel.DEFAULTS : load;
+  }
+
+  /** A policy with the load model at its defaults. */
+  public PolicyConfig(
+      PolicyName name,
+      double overlapWeight,
+      Double prefillOverlapWeight,
+      Double decodeOverlapWeight) {
+    this(name, overlapWeight, prefillOverlapWeight, decodeOverlapWeight, null);
   }
 
   /** kv-aware with the default weight. */

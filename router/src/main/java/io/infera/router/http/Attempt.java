@@ -47,6 +47,14 @@ final class Attempt {
     plan.worker().breaker().onFault();
   }
 
+  /**
+   * The worker's first token arrived (the first body chunk of its answer, or its end when it has
+   * none): the pick's prefill charge leaves the worker's load. Extra calls are ignored.
+   */
+  void firstToken() {
+    plan.booking().firstToken();
+  }
+
   /** Ends the try; only the first call releases the booking. */
   void close() {
     plan.booking().release();

@@ -140,7 +140,7 @@ public final class VirtualCluster {
   private final long[] seqs;
   private final WorkerId[] ids;
   private final PrefixIndex index;
-  private final LoadTracker load = new LoadTracker();
+  private final LoadTracker load;
   private final RequestRouter router;
   private final Oracle oracle;
   private final BlockHasher hasher;
@@ -167,6 +167,8 @@ public final class VirtualCluster {
     busy = new boolean[n];
     seqs = new long[n];
     ids = new WorkerId[n];
+    // The load model's charges drain on virtual time.
+    load = new LoadTracker(spec.policy(arm.policy()).load(), () -> (long) (now * 1e6));
     List<WorkerInfo> infos = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       outboxes[i] = new Outbox();
@@ -200,7 +202,7 @@ public final class VirtualCluster {
             pc,
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
             null);
-    oracle = new Oracle(spec);
+    oracle = new Oracle(spec, () -> (long) (now * 1e6));
     hasher = new BlockHasher(spec.blockSize());
   }
 
@@ -303,6 +305,7 @@ public final class VirtualCluster {
       }
       if (e instanceof EngineEvent.FirstToken) {
         r.firstTokenMs = now;
+        r.booking.firstToken();
       } else if (e instanceof EngineEvent.Token t) {
         if (r.lastTokenMs >= 0) {
           r.itl.add(now - r.lastTokenMs);

@@ -45,33 +45,45 @@ class IdleFleetAffinityIT {
     try (LiveStack stack = LiveStack.start(FLEET, 1, 1, FLEET.policy(PolicyName.KV_AWARE))) {
       for (int blocks : PROMPT_BLOCKS) {
         int[] system = tokens(r, blocks * FLEET.blockSize());
+        long indexed = indexed(stack);
         Answer first = send(http, stack, prompt(system, tokens(r, 24)));
-        settle(stack, first.worker());
+        // Its blocks are in the router's index (system prompt and the question's full block).
+        settle(stack, first.worker(), indexed + blocks + 1);
         Answer second = send(http, stack, prompt(system, tokens(r, 24)));
         if (!second.worker().equals(first.worker())
             || second.hitBlocks() < blocks
             || second.cachedTokens() < blocks * FLEET.blockSize()) {
           misses.add(blocks + " blocks: first " + first + ", second " + second);
         }
-        settle(stack, second.worker());
+        settle(stack, second.worker(), indexed + blocks + 2);
       }
     }
     assertThat(misses).as("trials that missed the warm worker").isEmpty();
   }
 
-  /** Waits until the router has applied the worker's KV events and holds no load on it. */
-  private static void settle(LiveStack stack, String worker) throws Exception {
+  /** Blocks the router's index holds over all workers. */
+  private static long indexed(LiveStack stack) {
+    return stack.router().runtime().index().stats().blocksPerWorker().values().stream()
+        .mapToLong(Long::longValue)
+        .sum();
+  }
+
+  /**
+   * Waits until the router's index holds {@code blocks} blocks and the router has no request in
+   * flight on {@code worker}.
+   */
+  private static void settle(LiveStack stack, String worker, long blocks) throws Exception {
     WorkerId id = WorkerId.of(worker);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < deadline) {
       stack.router().runtime().ingest().flush().get(5, TimeUnit.SECONDS);
-      if (stack.router().runtime().load().load(id).inFlight() == 0
-          && stack.router().runtime().index().stats().blocksPerWorker().getOrDefault(id, 0L) > 0) {
+      if (stack.router().runtime().load().load(id).inFlight() == 0 && indexed(stack) >= blocks) {
         return;
       }
       Thread.sleep(20);
     }
-    throw new AssertionError("router did not settle on " + worker);
+    throw new AssertionError(
+        "router did not settle on " + worker + ": " + indexed(stack) + " of " + blocks + " blocks");
   }
 
   private static int[] tokens(Random r, int n) {

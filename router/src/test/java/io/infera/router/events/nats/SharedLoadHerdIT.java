@@ -196,7 +196,9 @@ class SharedLoadHerdIT {
     }
     // The herd itself: one prompt per replica, both replicas alike, so without sharing both pick
     // the same worker every time (totals stay even — only per-burst spread shows it).
-    assertThat(results.get(pair).get(Mode.OFF).meanBurstMax()).isEqualTo(2.0);
+    // (Not exactly every time: the load is time-based, and on a loaded machine a request of the
+    // previous burst may still be in flight on one replica; measured 1.98-2.00.)
+    assertThat(results.get(pair).get(Mode.OFF).meanBurstMax()).isGreaterThanOrEqualTo(1.9);
     // With sharing a pick is seen by the other replica within a NATS hop; only arrivals closer
     // than that still collide. (Within 2 ms, reported above, that depends on the machine's
     // latency: 1.00-1.28 idle, 1.68 during a parallel build.)

@@ -195,7 +195,7 @@ class SharedLoadHerdIT {
           .isLessThanOrEqualTo(1.5);
     }
     // The herd itself: one prompt per replica, both replicas alike, so without sharing both pick
-    // the same worker every time (totals stay even — only per-burst spread shows it).
+    // the same worker every time (only per-burst spread shows it).
     // (Not exactly every time: the load is time-based, and on a loaded machine a request of the
     // previous burst may still be in flight on one replica; measured 1.98-2.00.)
     assertThat(results.get(pair).get(Mode.OFF).meanBurstMax()).isGreaterThanOrEqualTo(1.9);

@@ -79,6 +79,7 @@ public final class AdminViews {
     w.put("active_blocks", l.activeBlocks());
     w.put("recent_blocks", round(l.recentBlocks()));
     w.put("engine_load", engineLoad(rt, m, l));
+    w.put("prefill_blocks_per_second", round(rt.load().prefillRate(m.info().id())));
     w.put("indexed_blocks", stats.blocksPerWorker().getOrDefault(m.info().id(), 0L));
     w.put("kv_batches_applied", rt.ingest().applied(m.info().id()));
     w.put("block_size_expected", rt.config().pageSize());

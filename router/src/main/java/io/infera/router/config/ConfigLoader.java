@@ -337,7 +337,8 @@ public final class ConfigLoader {
         "decodeOverlapWeight",
         "overlapWeightMode",
         "tuner",
-        "engineLoad");
+        "engineLoad",
+        "load");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -350,9 +351,10 @@ public final class ConfigLoader {
     Double dw = pol.optNumber("decodeOverlapWeight");
     OverlapWeightMode weightMode = weightMode(pol, pw, dw);
     TunerConfig tuner = tuner(pol.child("tuner"));
+    LoadModel loadModel = loadModel(pol.child("load"));
     PolicyConfig policy;
     try {
-      policy = new PolicyConfig(policyName, w, pw, dw, weightMode, tuner);
+      policy = new PolicyConfig(policyName, w, pw, dw, weightMode, tuner, loadModel);
     } catch (IllegalArgumentException e) {
       throw new ConfigException("policy." + e.getMessage());
     }
@@ -597,6 +599,21 @@ public final class ConfigLoader {
         e.integer("maxBodyBytes", EngineLoadConfig.DEFAULT_MAX_BODY_BYTES, 1024, 64L << 20),
         optOutWorkers,
         optOutPools);
+  }
+
+  /** {@code policy.load.*}: the load model's starting prefill rate and whether it learns. */
+  private static LoadModel loadModel(ConfigNode l) throws ConfigException {
+    l.only("prefillBlocksPerSecond", "learnRate");
+    double rate = l.number("prefillBlocksPerSecond", LoadModel.DEFAULT_PREFILL_BLOCKS_PER_SECOND);
+    if (!(rate > 0) || rate > LoadModel.MAX_PREFILL_BLOCKS_PER_SECOND) {
+      throw new ConfigException(
+          "policy.load.prefillBlocksPerSecond: "
+              + rate
+              + " is outside (0, "
+              + (long) LoadModel.MAX_PREFILL_BLOCKS_PER_SECOND
+              + "]");
+    }
+    return new LoadModel(rate, l.bool("learnRate", LoadModel.DEFAULTS.learnRate()));
   }
 
   private static RouterConfig.Admin admin(ConfigNode a, RouterConfig.Listen listen)

@@ -10,6 +10,7 @@ package io.infera.router.config;
  * @param decodeOverlapWeight null to use {@code overlapWeight}
  * @param weightMode {@code FIXED}: the weights above hold; {@code AUTO}: each pool's weight is
  *     tuned online within {@code tuner}'s bounds (the weights above are then unused)
+ * @param load the load model's settings ({@code policy.load.*}); null means the defaults
  */
 public record PolicyConfig(
     PolicyName name,
@@ -17,7 +18,8 @@ public record PolicyConfig(
     Double prefillOverlapWeight,
     Double decodeOverlapWeight,
     OverlapWeightMode weightMode,
-    TunerConfig tuner) {
+    TunerConfig tuner,
+    LoadModel load) {
 
   public static final double DEFAULT_OVERLAP_WEIGHT = 1.0;
 
@@ -38,21 +40,44 @@ public record PolicyConfig(
     if (decodeOverlapWeight != null) {
       check("decodeOverlapWeight", decodeOverlapWeight);
     }
+    load = load == null ? LoadModel.DEFAULTS : load;
   }
 
-  /** Fixed weights, as given (the form callers that pick a weight use). */
+  /** Fixed weights, as given (the form callers that pick a weight use), default load model. */
   public PolicyConfig(
       PolicyName name,
       double overlapWeight,
       Double prefillOverlapWeight,
       Double decodeOverlapWeight) {
+    this(name, overlapWeight, prefillOverlapWeight, decodeOverlapWeight, (LoadModel) null);
+  }
+
+  /** Fixed weights with the given load model ({@code null}: the defaults). */
+  public PolicyConfig(
+      PolicyName name,
+      double overlapWeight,
+      Double prefillOverlapWeight,
+      Double decodeOverlapWeight,
+      LoadModel load) {
     this(
         name,
         overlapWeight,
         prefillOverlapWeight,
         decodeOverlapWeight,
         OverlapWeightMode.FIXED,
-        TunerConfig.defaults());
+        TunerConfig.defaults(),
+        load);
+  }
+
+  /** The given weight mode and tuner, default load model. */
+  public PolicyConfig(
+      PolicyName name,
+      double overlapWeight,
+      Double prefillOverlapWeight,
+      Double decodeOverlapWeight,
+      OverlapWeightMode weightMode,
+      TunerConfig tuner) {
+    this(name, overlapWeight, prefillOverlapWeight, decodeOverlapWeight, weightMode, tuner, null);
   }
 
   /** kv-aware with the fixed default weight 1.0 (deterministic picks, for tests and tools). */

@@ -45,9 +45,12 @@ final class Attempt {
 
   /**
    * The worker's first token reached the router: the first body chunk of a streamed answer (for the
-   * prefill half of a pair, the head of its one-token answer). Only the first call counts.
+   * prefill half of a pair, its answer). The pick's prefill charge leaves the worker's load and the
+   * tuner hears the time from sending. Only the first call counts (the booking and the probe each
+   * ignore extra calls).
    */
   void firstToken() {
+    plan.booking().firstToken();
     // The overlap-weight tuner's feedback: the time from sending to the first token.
     tunerFirstToken(System.nanoTime());
   }

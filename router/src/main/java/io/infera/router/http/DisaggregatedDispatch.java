@@ -106,9 +106,13 @@ final class DisaggregatedDispatch {
                 HttpClientResponse resp = ar.result();
                 // Its answer is not the client's: read it away, closing the attempt at its end
                 // or when the connection breaks halfway.
-                resp.endHandler(v -> prefill.close());
+                resp.endHandler(
+                    v -> {
+                      prefill.firstToken();
+                      prefill.close();
+                    });
                 resp.exceptionHandler(e -> prefill.close());
-                resp.handler(buf -> {});
+                resp.handler(buf -> prefill.firstToken());
                 resp.resume();
                 return;
               }
@@ -174,7 +178,13 @@ final class DisaggregatedDispatch {
               }
               prefill.firstToken(); // the one-token answer's head: its prompt is computed
               Upstream.readAtMost(resp, MAX_PREFILL_ANSWER_BYTES)
-                  .andThen(b -> prefill.close())
+                  .andThen(
+                      b -> {
+                        if (b.succeeded()) {
+                          prefill.firstToken(); // a one-token answer: prefill is done
+                        }
+                        prefill.close();
+                      })
                   .compose(
                       buf ->
                           pool.executeBlocking(

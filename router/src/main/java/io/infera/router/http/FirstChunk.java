@@ -5,65 +5,85 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.streams.ReadStream;
 
 /**
- * A worker's answer as a stream that runs {@code onFirst} when its first non-empty chunk arrives
- * (once), then passes every chunk on unchanged. Backpressure and end go straight to the source.
- * Event-loop only.
+ * A worker's answer as a stream that runs one action at its first non-empty body chunk, or at its
+ * end when it has none: the moment the worker's first token arrived (engines send nothing of a
+ * streamed answer before prefill is done, and a whole answer ends after decode). Everything else
+ * passes through unchanged. Event-loop only, as the stream it wraps.
  */
 final class FirstChunk implements ReadStream<Buffer> {
 
-  private final ReadStream<Buffer> source;
-  private final Runnable onFirst;
-  private boolean seen;
+  private final ReadStream<Buffer> in;
+  private Runnable first;
 
-  FirstChunk(ReadStream<Buffer> source, Runnable onFirst) {
-    this.source = source;
-    this.onFirst = onFirst;
+  private FirstChunk(ReadStream<Buffer> in, Runnable first) {
+    this.in = in;
+    this.first = first;
+  }
+
+  /** {@code in}, running {@code first} once at its first chunk or its end. */
+  static ReadStream<Buffer> watch(ReadStream<Buffer> in, Runnable first) {
+    return new FirstChunk(in, first);
+  }
+
+  private void fire() {
+    Runnable f = first;
+    if (f != null) {
+      first = null;
+      f.run();
+    }
   }
 
   @Override
   public ReadStream<Buffer> exceptionHandler(Handler<Throwable> handler) {
-    source.exceptionHandler(handler);
+    in.exceptionHandler(handler);
     return this;
   }
 
   @Override
   public ReadStream<Buffer> handler(Handler<Buffer> handler) {
     if (handler == null) {
-      source.handler(null);
-      return this;
+      in.handler(null);
+    } else {
+      in.handler(
+          buf -> {
+            if (buf.length() > 0) {
+              fire();
+            }
+            handler.handle(buf);
+          });
     }
-    source.handler(
-        buf -> {
-          if (!seen && buf.length() > 0) {
-            seen = true;
-            onFirst.run();
-          }
-          handler.handle(buf);
-        });
     return this;
   }
 
   @Override
   public ReadStream<Buffer> pause() {
-    source.pause();
+    in.pause();
     return this;
   }
 
   @Override
   public ReadStream<Buffer> resume() {
-    source.resume();
+    in.resume();
     return this;
   }
 
   @Override
   public ReadStream<Buffer> fetch(long amount) {
-    source.fetch(amount);
+    in.fetch(amount);
     return this;
   }
 
   @Override
-  public ReadStream<Buffer> endHandler(Handler<Void> endHandler) {
-    source.endHandler(endHandler);
+  public ReadStream<Buffer> endHandler(Handler<Void> handler) {
+    if (handler == null) {
+      in.endHandler(null);
+    } else {
+      in.endHandler(
+          v -> {
+            fire();
+            handler.handle(v);
+          });
+    }
     return this;
   }
 }

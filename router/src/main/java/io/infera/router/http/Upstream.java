@@ -81,8 +81,8 @@ final class Upstream {
 
   /**
    * Streams {@code resp} to the client as {@code attempt}'s answer and ends the exchange when it
-   * ends. A stream that breaks after the first byte is reported (an SSE error event, or a reset),
-   * never retried.
+   * ends; a successful answer's first chunk (or its end) is the worker's first token. A stream that
+   * breaks after the first byte is reported (an SSE error event, or a reset), never retried.
    */
   void forward(Exchange ex, Attempt attempt, HttpClientResponse resp) {
     HttpServerResponse out = ex.ctx.response();
@@ -109,11 +109,14 @@ final class Upstream {
         String.valueOf(resp.getHeader("content-type"))
             .toLowerCase(Locale.ROOT)
             .startsWith("text/event-stream");
-    ReadStream<Buffer> body = resp;
-    if (sse) {
-      // Only a streamed answer's first chunk is its first token; a whole answer's is its end.
-      body = new FirstChunk(resp, attempt::firstToken);
-    }
+    // A streamed success's first chunk is the first token (engines stream nothing before prefill
+    // is done): the prefill charges (the worker's, and under PD the prefill worker's) leave the
+    // load and the tuner hears the time to it. An error's timing says nothing about prefill, and a
+    // whole answer ends after decode: their charges leave at release, or drain with time.
+    ReadStream<Buffer> body =
+        sse && resp.statusCode() < 300
+            ? FirstChunk.watch(resp, () -> firstToken(ex, attempt))
+            : resp;
     body.pipe()
         .endOnFailure(false)
         .to(out)
@@ -182,6 +185,13 @@ final class Upstream {
       }
     }
     req.end();
+  }
+
+  private static void firstToken(Exchange ex, Attempt attempt) {
+    attempt.firstToken();
+    if (ex.prefill != null) {
+      ex.prefill.firstToken();
+    }
   }
 
   /** An answer read whole was longer than its limit. */

@@ -1,41 +1,80 @@
 package io.infera.router.policy;
 
+import io.infera.router.config.LoadModel;
 import io.infera.router.kv.WorkerId;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
- * In-flight and recent load per worker; thread-safe.
+ * In-flight load and booked prefill work per worker, in blocks and time; thread-safe.
  *
  * <p>{@code active_blocks}: the distinct blocks of in-flight requests booked on a worker (two
- * in-flight requests sharing a prefix count it once). {@code recent_blocks}: at every pick all
- * workers' charges decay by ×{@value #DECAY} (values below {@value #FLOOR} become 0) and the picked
- * worker is charged the pick's missed blocks, or 1.0 when the request has no full block — without
- * it, turn-by-turn traffic (in-flight load 0 at every pick) would pin to one worker.
+ * in-flight requests sharing a prefix count it once). {@code recent_blocks}: the prefill work
+ * booked on the worker and not yet done. Every pick books a charge of its missed blocks (1.0 for a
+ * request without a full block) at the end of the worker's queue. A charge leaves
+ *
+ * <ul>
+ *   <li>when its request's first token arrives ({@link Booking#firstToken}); the charges booked
+ *       before it on that worker leave too, since engines admit requests first come, first served;
+ *   <li>when its request ends, fails or is released;
+ *   <li>and in any case with time: the worker's queue drains from its head at the worker's
+ *       estimated prefill rate, so a lost signal never leaves a phantom charge.
+ * </ul>
+ *
+ * <p>The rate starts at {@link LoadModel#prefillBlocksPerSecond} and, with {@link
+ * LoadModel#learnRate}, is learned per worker at every first token: the work the request waited for
+ * (the charges ahead of it at booking plus its own) over its time to first token, as a ratio of
+ * exponentially weighted sums (each sample counts {@value #SAMPLE_DECAY} of the one before; the
+ * start rate counts as a sample of {@value #PRIOR_SECONDS} s), bounded to [{@code start} / {@value
+ * #RATE_FLOOR_DIVISOR}, {@code start} × {@value #RATE_CEILING_FACTOR}].
  *
  * <p>With {@link Sharing} attached (router replicas sharing load, see {@link PeerLoadTable}) a pick
  * sees the other replicas' in-flight load added to ours, and every booking and release is
- * announced; other replicas' picks may also be counted here ({@link #remotePick}). Without it the
- * tracker does exactly what it did before: no extra counter, no notification.
+ * announced; other replicas' picks may also be counted here ({@link #remotePick}), as charges that
+ * drain with time. Without it the tracker sends no notification.
  */
 public final class LoadTracker {
 
-  /** Per-pick decay of recent charges. */
-  public static final double DECAY = 0.97;
+  /** Each rate sample counts this much of the one before (about ten samples of memory). */
+  public static final double SAMPLE_DECAY = 0.9;
 
-  /** Recent charges below this are zero. */
-  public static final double FLOOR = 1e-3;
+  /** The weight of the starting rate, as seconds of observed prefill. */
+  public static final double PRIOR_SECONDS = 0.2;
+
+  /** The learned rate never falls below the starting rate divided by this. */
+  public static final double RATE_FLOOR_DIVISOR = 64;
+
+  /** The learned rate never rises above the starting rate times this. */
+  public static final double RATE_CEILING_FACTOR = 16;
 
   private final Map<WorkerId, State> states = new ConcurrentHashMap<>();
-  private final AtomicLong picks = new AtomicLong();
   private final AtomicLong tickets = new AtomicLong();
   // Orders this tracker's changes for peers; advanced only while sharing is attached.
   private final AtomicLong changes = new AtomicLong();
+  private final LoadModel model;
+  private final LongSupplier nanoTime;
   private volatile Sharing sharing;
+
+  /** A tracker with the default load model on the wall clock. */
+  public LoadTracker() {
+    this(LoadModel.DEFAULTS, System::nanoTime);
+  }
+
+  /**
+   * @param nanoTime the clock charges drain on, in ns (monotonic; the simulator passes its virtual
+   *     time)
+   */
+  public LoadTracker(LoadModel model, LongSupplier nanoTime) {
+    this.model = model;
+    this.nanoTime = nanoTime;
+  }
 
   /** The other router replicas' load, and where this tracker announces its own. */
   public interface Sharing {
@@ -62,7 +101,7 @@ public final class LoadTracker {
    * @param activeBlocks distinct blocks this replica has in flight on the worker
    * @param inFlight requests this replica has in flight on the worker
    * @param pick whether the change is a pick (a booking), which peers charge {@code charge}
-   * @param charge the pick's recent charge (0 when not a pick)
+   * @param charge the pick's prefill charge (0 when not a pick)
    */
   public record Change(
       WorkerId worker, long seq, long activeBlocks, int inFlight, boolean pick, double charge) {}
@@ -80,12 +119,9 @@ public final class LoadTracker {
     }
   }
 
-  /**
-   * The loads of {@code workers} as the next pick sees them (every earlier charge decayed once more
-   * for this pick), with a fresh pick ticket.
-   */
+  /** The loads of {@code workers} as a pick sees them now, with a fresh pick ticket. */
   public LoadSnapshot snapshot(List<Worker> workers) {
-    long now = picks.get() + 1;
+    long now = nanoTime.getAsLong();
     Sharing sh = sharing;
     Map<WorkerId, WorkerLoad> loads = new HashMap<>(workers.size() * 2);
     for (Worker w : workers) {
@@ -105,49 +141,61 @@ public final class LoadTracker {
 
   /**
    * The load this replica booked on one worker now (its {@code recentBlocks} include other
-   * replicas' picks when shared).
+   * replicas' picks when those are counted).
    */
   public WorkerLoad localLoad(WorkerId id) {
     State s = states.get(id);
-    return s == null ? WorkerLoad.IDLE : s.load(picks.get());
+    return s == null ? WorkerLoad.IDLE : s.load(nanoTime.getAsLong());
   }
 
   /**
-   * Books a pick: decays every recent charge one step, charges the winner {@code missedBlocks} (or
-   * 1.0 when {@code blocks} is empty), and adds {@code blocks} to its in-flight set.
+   * The prefill rate the tracker assumes for {@code id} now, blocks per second (the starting rate
+   * until it has learned one).
+   */
+  public double prefillRate(WorkerId id) {
+    State s = states.get(id);
+    return s == null ? model.prefillBlocksPerSecond() : s.rate();
+  }
+
+  /**
+   * Books a pick: charges the winner {@code missedBlocks} (or 1.0 when {@code blocks} is empty) at
+   * the end of its prefill queue and adds {@code blocks} to its in-flight set.
    *
    * @param blocks the request's router hashes
    * @param missedBlocks {@code blocks.length − hits} on the winner
-   * @return the booking; close it exactly when the request ends (extra closes are ignored)
+   * @return the booking; call {@link Booking#firstToken} when the first token arrives and close it
+   *     exactly when the request ends (extra calls are ignored)
    */
   public Booking book(WorkerId winner, long[] blocks, int missedBlocks) {
-    State s = states.computeIfAbsent(winner, id -> new State());
-    long pick = picks.incrementAndGet();
+    State s = states.computeIfAbsent(winner, id -> new State(model));
     double charge = blocks.length == 0 ? 1.0 : Math.max(0, missedBlocks);
     Sharing sh = sharing;
-    Change c = s.book(pick, blocks, charge, winner, sh == null ? null : changes);
-    if (c != null) {
-      sh.changed(c);
+    State.Booked b =
+        s.book(nanoTime.getAsLong(), blocks, charge, winner, sh == null ? null : changes);
+    if (b.change() != null) {
+      sh.changed(b.change());
     }
-    return new Booking(winner, () -> release(winner, s, blocks));
+    Charge c = b.charge();
+    return new Booking(
+        winner, () -> s.firstToken(c, nanoTime.getAsLong()), () -> release(winner, s, c, blocks));
   }
 
-  private void release(WorkerId worker, State s, long[] blocks) {
+  private void release(WorkerId worker, State s, Charge c, long[] blocks) {
     Sharing sh = sharing;
-    Change c = s.release(blocks, worker, sh == null ? null : changes);
-    if (c != null) {
-      sh.changed(c);
+    Change ch = s.release(c, blocks, worker, sh == null ? null : changes);
+    if (ch != null) {
+      sh.changed(ch);
     }
   }
 
   /**
-   * Counts another replica's pick as one of ours: every recent charge decays one step and {@code
-   * worker} is charged {@code charge} (its in-flight part comes through {@link Sharing#remote}), so
-   * {@code recent_blocks} follows the fleet's pick stream as one router's would.
+   * Counts another replica's pick here: {@code worker} is charged {@code charge} at the end of its
+   * queue (its in-flight part comes through {@link Sharing#remote}). No first token will be heard
+   * of: the charge drains with time, or leaves with a later local request's first token.
    */
   public void remotePick(WorkerId worker, double charge) {
-    State s = states.computeIfAbsent(worker, id -> new State());
-    s.charge(picks.incrementAndGet(), charge);
+    State s = states.computeIfAbsent(worker, id -> new State(model));
+    s.remoteCharge(nanoTime.getAsLong(), charge);
   }
 
   /** Forgets a worker that left discovery (its in-flight requests release into nothing). */
@@ -193,30 +241,107 @@ public final class LoadTracker {
         local.inFlight() + remote.inFlight());
   }
 
+  /**
+   * One booked prefill charge. {@code left} and {@code queued} are guarded by the worker's monitor;
+   * the rest is fixed at booking.
+   */
+  private static final class Charge {
+    final long ticket;
+    final long bookedAt;
+    // The work the request waits for: the queue ahead of it at booking plus its own charge.
+    final double work;
+    double left;
+    boolean queued = true;
+
+    Charge(long ticket, long bookedAt, double ahead, double charge) {
+      this.ticket = ticket;
+      this.bookedAt = bookedAt;
+      this.work = ahead + charge;
+      this.left = charge;
+    }
+  }
+
   /** Mutable per-worker state, guarded by its own monitor. */
   private static final class State {
+    record Booked(Charge charge, Change change) {}
+
     private final BlockCounts active = new BlockCounts();
-    private double recent;
-    private long recentAt;
+    private final ArrayDeque<Charge> queue = new ArrayDeque<>();
+    private final LoadModel model;
+    private final double minRate;
+    private final double maxRate;
+    private double pending;
+    private long drainedAt;
+    private boolean drainedOnce;
+    private long nextTicket;
+    // Exponentially weighted sums of observed work (blocks) and time (s); rate = work / time.
+    private double sampleWork;
+    private double sampleSeconds;
+    private double rate;
     private int inFlight;
     private long seq;
 
-    synchronized WorkerLoad load(long now) {
-      return new WorkerLoad(active.distinct(), decayed(now), inFlight);
+    State(LoadModel model) {
+      this.model = model;
+      this.rate = model.prefillBlocksPerSecond();
+      this.minRate = rate / RATE_FLOOR_DIVISOR;
+      this.maxRate = rate * RATE_CEILING_FACTOR;
+      this.sampleSeconds = PRIOR_SECONDS;
+      this.sampleWork = rate * PRIOR_SECONDS;
     }
 
-    /** Returns the change to announce when {@code seqs} is given, else null. */
-    synchronized Change book(
-        long pick, long[] blocks, double charge, WorkerId id, AtomicLong seqs) {
-      charge(pick, charge);
+    synchronized WorkerLoad load(long now) {
+      drain(now);
+      return new WorkerLoad(active.distinct(), pending, inFlight);
+    }
+
+    synchronized double rate() {
+      return rate;
+    }
+
+    /** Books a charge; the change to announce is set when {@code seqs} is given. */
+    synchronized Booked book(long now, long[] blocks, double charge, WorkerId id, AtomicLong seqs) {
+      Charge c = enqueue(now, charge);
       inFlight++;
       for (long b : blocks) {
         active.add(b);
       }
-      return seqs == null ? null : change(id, seqs, true, charge);
+      return new Booked(c, seqs == null ? null : change(id, seqs, true, charge));
     }
 
-    synchronized Change release(long[] blocks, WorkerId id, AtomicLong seqs) {
+    synchronized void remoteCharge(long now, double charge) {
+      enqueue(now, charge);
+    }
+
+    /**
+     * The request of {@code c} produced its first token: it and every charge queued before it leave
+     * (first come, first served), and the wait teaches the rate.
+     */
+    synchronized void firstToken(Charge c, long now) {
+      drain(now);
+      if (model.learnRate() && now > c.bookedAt && c.work > 0) {
+        double seconds = (now - c.bookedAt) / 1e9;
+        sampleWork = sampleWork * SAMPLE_DECAY + c.work;
+        sampleSeconds = sampleSeconds * SAMPLE_DECAY + seconds;
+        rate = Math.max(minRate, Math.min(maxRate, sampleWork / sampleSeconds));
+      }
+      while (!queue.isEmpty() && queue.peekFirst().ticket <= c.ticket) {
+        dequeue(queue.pollFirst());
+      }
+      settle();
+    }
+
+    synchronized Change release(Charge c, long[] blocks, WorkerId id, AtomicLong seqs) {
+      if (c.queued) {
+        for (Iterator<Charge> it = queue.iterator(); it.hasNext(); ) {
+          if (it.next() == c) {
+            it.remove();
+            dequeue(c);
+            break;
+          }
+        }
+        settle();
+      }
       inFlight--;
       for (long b : blocks) {
         active.remove(b);
@@ -224,33 +349,68 @@ public final class LoadTracker {
       return seqs == null ? null : change(id, seqs, false, 0);
     }
 
-    synchronized void charge(long pick, double charge) {
-      // Decay to the pick before ours, then charge ours (which is itself a pick: one more step
-      // for everyone else, none for this charge). Concurrent picks may arrive here out of
-      // order: a late-arriving earlier pick neither undoes decay nor moves recentAt back.
-      recent = decayed(pick) + charge;
-      recentAt = Math.max(recentAt, pick);
-    }
-
     synchronized Change totals(WorkerId id) {
       return new Change(id, seq, active.distinct(), inFlight, false, 0);
+    }
+
+    private Charge enqueue(long now, double charge) {
+      drain(now);
+      Charge c = new Charge(nextTicket++, now, pending, charge);
+      if (charge > 0) {
+        queue.addLast(c);
+        pending += charge;
+      } else {
+        c.queued = false;
+      }
+      return c;
+    }
+
+    private void dequeue(Charge c) {
+      pending -= c.left;
+      c.left = 0;
+      c.queued = false;
+    }
+
+    /** An empty queue holds exactly nothing (no rounding left over). */
+    private void settle() {
+      if (queue.isEmpty() || pending < 0) {
+        pending = queue.isEmpty() ? 0 : Math.max(0, pending);
+      }
+    }
+
+    /**
+     * Works the queue off from its head at the current rate since the last drain. An idle worker
+     * banks no credit, and a clock reading older than the last drain changes nothing.
+     */
+    private void drain(long now) {
+      if (!drainedOnce || queue.isEmpty()) {
+        drainedAt = now;
+        drainedOnce = true;
+        return;
+      }
+      if (now <= drainedAt) {
+        return;
+      }
+      double budget = rate * ((now - drainedAt) / 1e9);
+      drainedAt = now;
+      while (budget > 0 && !queue.isEmpty()) {
+        Charge h = queue.peekFirst();
+        if (h.left <= budget) {
+          budget -= h.left;
+          dequeue(queue.pollFirst());
+        } else {
+          h.left -= budget;
+          pending -= budget;
+          budget = 0;
+        }
+      }
+      settle();
     }
 
     // Called with the monitor held, so per worker, seq order is change order.
     private Change change(WorkerId id, AtomicLong seqs, boolean pick, double charge) {
       seq = seqs.incrementAndGet();
       return new Change(id, seq, active.distinct(), inFlight, pick, charge);
-    }
-
-    private double decayed(long now) {
-      if (recent == 0) {
-        return 0;
-      }
-      if (now <= recentAt) {
-        return recent;
-      }
-      double v = recent * Math.pow(DECAY, now - recentAt);
-      return v < FLOOR ? 0 : v;
     }
   }
 }

@@ -4,7 +4,7 @@ package io.infera.router.policy;
  * One worker's load at a pick.
  *
  * @param activeBlocks distinct blocks of in-flight requests booked on the worker
- * @param recentBlocks decayed charge of recent picks' missed blocks (see {@link LoadTracker})
+ * @param recentBlocks booked prefill blocks not yet done (see {@link LoadTracker})
  * @param inFlight requests in flight on the worker
  */
 public record WorkerLoad(long activeBlocks, double recentBlocks, int inFlight) {

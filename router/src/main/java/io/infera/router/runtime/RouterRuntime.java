@@ -68,7 +68,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final TokenizerSlot tokenizer;
   private final PrefixIndex index;
   private final EventIngest ingest;
-  private final LoadTracker load = new LoadTracker();
+  private final LoadTracker load;
   private final ApproxPrefixIndex approx;
   private final Fleet fleet;
   private final EventTransport transport;
@@ -90,6 +90,7 @@ public final class RouterRuntime implements AutoCloseable {
   private RouterRuntime(RouterConfig config, Parts parts, IgnoredKeys ignoredKeys)
       throws Exception {
     this.config = config;
+    this.load = new LoadTracker(config.policy().load(), System::nanoTime);
     this.ignoredKeys = ignoredKeys;
     // Once per key, at start: a newer operator wrote keys this router predates (docs/contracts.md,
     // "Version skew"); the router runs without them.

@@ -54,6 +54,11 @@ final class WorkerMeters {
             .tags(tags)
             .register(registry));
     list.add(
+        Gauge.builder("infera.worker.prefill.blocks.per.second", load, l -> l.prefillRate(worker))
+            .description("the prefill rate the load model assumes for the worker")
+            .tags(tags)
+            .register(registry));
+    list.add(
         Gauge.builder(
                 "infera.worker.indexed.blocks",
                 index,

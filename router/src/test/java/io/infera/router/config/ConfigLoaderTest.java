@@ -114,12 +114,47 @@ class ConfigLoaderTest {
         "events: {resetsPerMinute: 0}#events.resetsPerMinute: 0.0 is outside (0, 1e6]",
         "events: {resetsPerMinute: 1000001}#events.resetsPerMinute: 1000001.0 is outside",
         "events: {resetsBurst: 0}#events.resetsBurst: 0 is outside [1, 1000]",
-        "events: {resetsBurst: 1001}#events.resetsBurst: 1001 is outside [1, 1000]"
+        "events: {resetsBurst: 1001}#events.resetsBurst: 1001 is outside [1, 1000]",
+        "policy: {load: {prefillBlocksPerSecond: 0}}#policy.load.prefillBlocksPerSecond: 0.0 is outside",
+        "policy: {load: {prefillBlocksPerSecond: 10000001}}#policy.load.prefillBlocksPerSecond:"
+            + " 1.0000001E7 is outside",
+        "policy: {load: {prefillBlocksPerSecond: -5}}#policy.load.prefillBlocksPerSecond: must be",
+        "policy: {load: {prefillBlocksPerSecond: fast}}#policy.load.prefillBlocksPerSecond:"
+            + " expected a number",
+        "policy: {load: {learnRate: maybe}}#policy.load.learnRate:",
+        "policy: {load: {decay: 0.97}}#policy.load.decay: unknown key",
+        "policy: {load: 5}#policy.load: expected a mapping"
       })
   void invalidValuesNameTheirKey(String line, String message) {
     assertThatThrownBy(() -> ConfigLoader.parse(MINIMAL + line + "\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(message);
+  }
+
+  @Test
+  void theLoadModelHasDefaultsThatTheFileOverrides() throws Exception {
+    assertThat(ConfigLoader.parse(MINIMAL).policy().load()).isEqualTo(LoadModel.DEFAULTS);
+    assertThat(LoadModel.DEFAULTS)
+        .isEqualTo(new LoadModel(LoadModel.DEFAULT_PREFILL_BLOCKS_PER_SECOND, true));
+    LoadModel set =
+        ConfigLoader.parse(
+                MINIMAL + "policy: {load: {prefillBlocksPerSecond: 250.5, learnRate: false}}\n")
+            .policy()
+            .load();
+    assertThat(set).isEqualTo(new LoadModel(250.5, false));
+    // At and just inside the limits.
+    assertThat(
+            ConfigLoader.parse(MINIMAL + "policy: {load: {prefillBlocksPerSecond: 10000000}}\n")
+                .policy()
+                .load()
+                .prefillBlocksPerSecond())
+        .isEqualTo(LoadModel.MAX_PREFILL_BLOCKS_PER_SECOND);
+    assertThat(
+            ConfigLoader.parse(MINIMAL + "policy: {load: {prefillBlocksPerSecond: 0.001}}\n")
+                .policy()
+                .load()
+                .prefillBlocksPerSecond())
+        .isEqualTo(0.001);
   }
 
   @Test

@@ -85,14 +85,20 @@ class LoadTrackerSharingTest {
   }
 
   @Test
-  void remotePicksChargeAndDecayLikeLocalOnes() {
-    LoadTracker t = new LoadTracker();
+  void remotePicksChargeAndDrainWithTimeLikeLocalOnes() {
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    LoadTracker t =
+        new LoadTracker(new io.infera.router.config.LoadModel(1_000, false), clock::get);
     t.book(A, new long[] {1, 2}, 2).close();
     t.remotePick(B, 5);
-    assertThat(t.load(A).recentBlocks())
-        .isEqualTo(2 * 0.97, org.assertj.core.data.Offset.offset(1e-12));
+    // A released booking leaves no charge; another replica's pick is charged here.
+    assertThat(t.load(A).recentBlocks()).isZero();
     assertThat(t.load(B).recentBlocks()).isEqualTo(5.0, org.assertj.core.data.Offset.offset(1e-12));
     assertThat(t.load(B).inFlight()).isZero();
+    clock.addAndGet(2_000_000L); // 2 ms at 1,000 blocks/s
+    assertThat(t.load(B).recentBlocks()).isEqualTo(3.0, org.assertj.core.data.Offset.offset(1e-9));
+    clock.addAndGet(3_000_000L);
+    assertThat(t.load(B).recentBlocks()).isZero();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.infera.sim.bench;
 
+import io.infera.router.config.PolicyName;
 import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.Booking;
@@ -21,11 +22,16 @@ import java.util.List;
  */
 public final class HitMaxPicker implements TrueCachePicker {
 
-  private final LoadTracker load = new LoadTracker();
+  private final LoadTracker load;
   private final List<Worker> workers;
 
-  /** Over {@code fleet.workers()} engines, named as the bench names them. */
-  public HitMaxPicker(FleetSpec fleet) {
+  /**
+   * Over {@code fleet.workers()} engines, named as the bench names them.
+   *
+   * @param nanoTime the clock booked charges drain on (the simulated one in virtual time)
+   */
+  public HitMaxPicker(FleetSpec fleet, java.util.function.LongSupplier nanoTime) {
+    this.load = new LoadTracker(fleet.policy(PolicyName.KV_AWARE).load(), nanoTime);
     List<Worker> w = new ArrayList<>(fleet.workers());
     for (int i = 0; i < fleet.workers(); i++) {
       w.add(new Worker(Oracle.workerId(i), Role.MIXED));

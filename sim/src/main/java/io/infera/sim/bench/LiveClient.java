@@ -58,7 +58,7 @@ final class LiveClient implements LoadGenerator.Sender, AutoCloseable {
     this.arm = arm;
     this.seed = seed;
     this.clock = clock;
-    this.oracle = TrueCachePicker.of(arm, fleet);
+    this.oracle = TrueCachePicker.of(arm, fleet, System::nanoTime);
     this.hasher = new BlockHasher(fleet.blockSize());
     this.http =
         HttpClient.newBuilder()
@@ -105,7 +105,14 @@ final class LiveClient implements LoadGenerator.Sender, AutoCloseable {
       SseAnswer answer;
       try (BufferedReader in =
           new BufferedReader(new InputStreamReader(resp.body(), StandardCharsets.UTF_8))) {
-        answer = SseAnswer.read(in, clock::nowMs);
+        answer = new SseAnswer(clock::nowMs);
+        String line;
+        while ((line = in.readLine()) != null) {
+          answer.accept(line);
+          if (pick != null && answer.firstTokenMs() >= 0) {
+            pick.booking().firstToken(); // the oracle's own load model hears its first token
+          }
+        }
       }
       double end = clock.nowMs();
       if (api == LiveCluster.Api.CHAT) {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The oracle arm's picker, shared by both drivers: the kv-aware cost model over every engine's true
@@ -29,11 +30,15 @@ public final class Oracle implements TrueCachePicker {
   public record Pick(int worker, Booking booking) {}
 
   private final RoutingPolicy policy;
-  private final LoadTracker load = new LoadTracker();
+  private final LoadTracker load;
   private final List<Worker> workers;
 
-  /** The kv-aware policy with the fleet's overlap weight, over its {@code workers()} engines. */
-  public Oracle(FleetSpec fleet) {
+  /**
+   * The kv-aware policy with the fleet's overlap weight, over its {@code workers()} engines, its
+   * load charges draining on {@code nanoTime} (the driver's clock: virtual time in the simulation).
+   */
+  public Oracle(FleetSpec fleet, LongSupplier nanoTime) {
+    this.load = new LoadTracker(fleet.policy(PolicyName.KV_AWARE).load(), nanoTime);
     this.policy = RoutingPolicy.of(fleet.policy(PolicyName.KV_AWARE));
     List<Worker> w = new ArrayList<>(fleet.workers());
     for (int i = 0; i < fleet.workers(); i++) {
@@ -48,8 +53,8 @@ public final class Oracle implements TrueCachePicker {
   }
 
   /**
-   * Picks the engine with the lowest kv-aware cost and books the request's blocks on it; release
-   * the booking when the request ends.
+   * Picks the engine with the lowest kv-aware cost and books the request's blocks on it; tell the
+   * booking the first token ({@link Booking#firstToken}) and release it when the request ends.
    *
    * @param hashes the request's router block hashes
    * @param cachedBlocks per engine position, how many leading blocks of the prompt its cache holds

@@ -16,11 +16,14 @@ public interface TrueCachePicker {
    */
   Oracle.Pick pick(long[] hashes, int[] cachedBlocks);
 
-  /** The picker of {@code arm} on {@code fleet}, or null when the arm routes through the router. */
-  static TrueCachePicker of(Arm arm, FleetSpec fleet) {
+  /**
+   * The picker of {@code arm} on {@code fleet} with its load on {@code nanoTime}, or null when the
+   * arm routes through the router.
+   */
+  static TrueCachePicker of(Arm arm, FleetSpec fleet, java.util.function.LongSupplier nanoTime) {
     if (arm.isHitMax()) {
-      return new HitMaxPicker(fleet);
+      return new HitMaxPicker(fleet, nanoTime);
     }
-    return arm.isOracle() ? new Oracle(fleet) : null;
+    return arm.isOracle() ? new Oracle(fleet, nanoTime) : null;
   }
 }

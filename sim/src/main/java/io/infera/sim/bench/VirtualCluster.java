@@ -164,7 +164,7 @@ public final class VirtualCluster {
   private final long[] seqs;
   private final WorkerId[] ids;
   private final PrefixIndex index;
-  private final LoadTracker load = new LoadTracker();
+  private final LoadTracker load;
   private final RequestRouter router;
   private final Oracle oracle;
   private final TrueCachePicker hitMax;
@@ -231,6 +231,8 @@ public final class VirtualCluster {
     busy = new boolean[n];
     seqs = new long[n];
     ids = new WorkerId[n];
+    // The load model's charges drain on virtual time.
+    load = new LoadTracker(spec.policy(arm.policy()).load(), () -> (long) (now * 1e6));
     List<WorkerInfo> infos = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       outboxes[i] = new Outbox();
@@ -267,8 +269,8 @@ public final class VirtualCluster {
     if (engineLoadConfig.enabled()) {
       router.attachEngineLoad(this.engineLoad);
     }
-    oracle = new Oracle(spec);
-    hitMax = arm.isHitMax() ? new HitMaxPicker(spec) : null;
+    oracle = new Oracle(spec, () -> (long) (now * 1e6));
+    hitMax = arm.isHitMax() ? new HitMaxPicker(spec, () -> (long) (now * 1e6)) : null;
     hasher = new BlockHasher(spec.blockSize());
   }
 
@@ -445,6 +447,7 @@ public final class VirtualCluster {
       }
       if (e instanceof EngineEvent.FirstToken) {
         r.firstTokenMs = now;
+        r.booking.firstToken();
         if (r.probe != null) {
           // The tuner's feedback: every simulated request is text-only.
           r.probe.firstToken(now - r.sentMs, true);

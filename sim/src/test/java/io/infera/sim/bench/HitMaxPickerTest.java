@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class HitMaxPickerTest {
 
   static HitMaxPicker picker(int workers) {
-    return new HitMaxPicker(FleetSpec.of(workers, 100));
+    return new HitMaxPicker(FleetSpec.of(workers, 100), () -> 0L); // time stands still
   }
 
   @ParameterizedTest(name = "cached {0} -> w{1}")
@@ -40,7 +40,7 @@ class HitMaxPickerTest {
     for (int i = 0; i < 3; i++) {
       assertThat(h.pick(FOUR_BLOCKS, cached("1 0")).worker()).isZero();
     }
-    Oracle o = new Oracle(new FleetSpec(2, 100, 16, EngineConfig.defaults(), 2.0, 0.0));
+    Oracle o = new Oracle(new FleetSpec(2, 100, 16, EngineConfig.defaults(), 2.0, 0.0), () -> 0L);
     o.pick(FOUR_BLOCKS, cached("1 0"));
     assertThat(o.pick(FOUR_BLOCKS, cached("1 0")).worker()).isEqualTo(1);
   }
@@ -68,9 +68,10 @@ class HitMaxPickerTest {
 
   @Test
   void theArmChoosesItsPicker() {
-    assertThat(TrueCachePicker.of(Arm.hitMax(), FleetSpec.of(2, 10)))
+    assertThat(TrueCachePicker.of(Arm.hitMax(), FleetSpec.of(2, 10), () -> 0L))
         .isInstanceOf(HitMaxPicker.class);
-    assertThat(TrueCachePicker.of(Arm.oracle(), FleetSpec.of(2, 10))).isInstanceOf(Oracle.class);
-    assertThat(TrueCachePicker.of(Arm.fixedWeight(4), FleetSpec.of(2, 10))).isNull();
+    assertThat(TrueCachePicker.of(Arm.oracle(), FleetSpec.of(2, 10), () -> 0L))
+        .isInstanceOf(Oracle.class);
+    assertThat(TrueCachePicker.of(Arm.fixedWeight(4), FleetSpec.of(2, 10), () -> 0L)).isNull();
   }
 }

@@ -13,7 +13,7 @@ class OracleTest {
   static final long[] FOUR_BLOCKS = {11, 12, 13, 14};
 
   static Oracle oracle(int workers) {
-    return new Oracle(FleetSpec.of(workers, 100));
+    return new Oracle(FleetSpec.of(workers, 100), () -> 0L); // time stands still: no drain
   }
 
   static int[] cached(String csv) {
@@ -63,7 +63,8 @@ class OracleTest {
     "2.0, 0",
   })
   void theFleetsOverlapWeightTradesCacheAgainstLoad(double weight, int second) {
-    Oracle o = new Oracle(new FleetSpec(2, 100, 16, EngineConfig.defaults(), 2.0, weight));
+    Oracle o =
+        new Oracle(new FleetSpec(2, 100, 16, EngineConfig.defaults(), 2.0, weight), () -> 0L);
     assertThat(o.pick(FOUR_BLOCKS, cached("4 0")).worker()).isZero();
     assertThat(o.pick(FOUR_BLOCKS, cached("4 0")).worker()).isEqualTo(second);
   }

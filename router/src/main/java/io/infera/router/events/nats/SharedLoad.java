@@ -73,8 +73,8 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
    * @param heartbeat how often this replica sends its full totals (&gt; 0)
    * @param expiry how long another replica counts after its last message (&gt; heartbeat; a few
    *     heartbeats, so one lost heartbeat does not drop it)
-   * @param remotePicks whether other replicas' picks are charged to {@code recent_blocks} here (and
-   *     decay every charge one step, {@link LoadTracker#remotePick}) — off by default, see the
+   * @param remotePicks whether other replicas' picks are charged to {@code recent_blocks} here (as
+   *     charges that drain with time, {@link LoadTracker#remotePick}) — off by default, see the
    *     class comment
    */
   public record Settings(Duration heartbeat, Duration expiry, boolean remotePicks) {

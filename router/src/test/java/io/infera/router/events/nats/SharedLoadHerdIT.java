@@ -43,10 +43,12 @@ import org.junit.jupiter.api.io.TempDir;
  * load, and sharing picks too. Kv-aware with no KV events, so every pick has 0 hits and is made by
  * load alone ({@code active_blocks + recent_blocks}). Prints every run's numbers.
  *
- * <p>Totals over a run stay even in every mode (each replica balances its own picks, and two
- * balanced halves sum to a balanced whole); the herd shows in how each burst spreads and in how
- * uneven the in-flight load is — most plainly when each replica gets one prompt per burst, where
- * two replicas with the same history pick the same worker every time unless they share.
+ * <p>With at least as many prompts per burst as workers, totals over a run stay even in every mode
+ * (each replica balances its own picks, and two balanced halves sum to a balanced whole); with
+ * fewer, on a fleet idle between bursts, every burst starts from the same idle fleet (the load
+ * model charges only work in progress) and totals need not be even. The herd shows in how each
+ * burst spreads and in how uneven the in-flight load is — most plainly when each replica gets one
+ * prompt per burst, where two replicas alike pick the same worker every time unless they share.
  */
 class SharedLoadHerdIT {
 
@@ -180,13 +182,23 @@ class SharedLoadHerdIT {
     System.out.println("SharedLoadHerdIT (2 replicas, " + WORKERS + " workers, 0 hits):");
     report.forEach(r -> System.out.println("  " + r));
     for (Scenario sc : scenarios) {
+      if (sc.perBurst() < WORKERS) {
+        // Fewer prompts than workers, and the fleet idle between bursts: the load model charges
+        // work in progress only, so every burst starts from the same idle fleet and its picks
+        // take the first workers in order. Uneven totals are right there (an idle worker is as
+        // good as any); what costs time to first token is two prompts of one burst on one
+        // worker, asserted below.
+        continue;
+      }
       assertThat(results.get(sc).get(Mode.SHARED).shareRatio())
           .as(sc.name())
           .isLessThanOrEqualTo(1.5);
     }
     // The herd itself: one prompt per replica, both replicas alike, so without sharing both pick
-    // the same worker every time (totals stay even — only per-burst spread shows it).
-    assertThat(results.get(pair).get(Mode.OFF).meanBurstMax()).isEqualTo(2.0);
+    // the same worker every time (only per-burst spread shows it).
+    // (Not exactly every time: the load is time-based, and on a loaded machine a request of the
+    // previous burst may still be in flight on one replica; measured 1.98-2.00.)
+    assertThat(results.get(pair).get(Mode.OFF).meanBurstMax()).isGreaterThanOrEqualTo(1.9);
     // With sharing a pick is seen by the other replica within a NATS hop; only arrivals closer
     // than that still collide. (Within 2 ms, reported above, that depends on the machine's
     // latency: 1.00-1.28 idle, 1.68 during a parallel build.)

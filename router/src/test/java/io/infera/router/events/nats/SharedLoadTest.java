@@ -3,6 +3,7 @@ package io.infera.router.events.nats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.infera.router.config.LoadModel;
 import io.infera.router.config.Role;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.SharedLoadCodec;
@@ -70,7 +71,8 @@ class SharedLoadTest {
   }
 
   private Replica replica(long id, SharedLoad.Settings settings) {
-    LoadTracker t = new LoadTracker();
+    // Charges drain on the test's clock at 1,000 blocks/s (1 per ms).
+    LoadTracker t = new LoadTracker(new LoadModel(1_000, false), clock::get);
     SharedLoad s = new SharedLoad(id, t, settings, bus.publisher(), clock::get);
     t.share(s);
     bus.members.add(s);
@@ -109,33 +111,34 @@ class SharedLoadTest {
   void byDefaultOtherReplicasPicksAreNotChargedToRecentBlocks() {
     Replica a = replica(1);
     Replica b = replica(2);
-    b.tracker.book(W1, new long[] {7, 8}, 2).close();
-    a.tracker.book(W0, new long[] {1, 2, 3, 4}, 4).close();
+    b.tracker.book(W1, new long[] {7, 8}, 2);
+    a.tracker.book(W0, new long[] {1, 2, 3, 4}, 4);
     bus.deliver();
     assertThat(b.sees(W0).recentBlocks()).isZero();
-    assertThat(b.sees(W1).recentBlocks()).isCloseTo(2 * 0.97, within(1e-12));
-    assertThat(a.sees(W0).recentBlocks()).isCloseTo(4 * 0.97, within(1e-12));
+    assertThat(b.sees(W1).recentBlocks()).isCloseTo(2, within(1e-12));
+    assertThat(a.sees(W0).recentBlocks()).isCloseTo(4, within(1e-12));
   }
 
   @Test
-  void remotePicksWhenEnabledAreChargedAndDecayEveryChargeLikeLocalPicks() {
+  void remotePicksWhenEnabledAreChargedAndDrainWithTimeLikeLocalPicks() {
     Replica a = replica(1, SETTINGS.withRemotePicks(true));
     Replica b = replica(2, SETTINGS.withRemotePicks(true));
-    b.tracker.book(W1, new long[] {7, 8}, 2).close();
+    b.tracker.book(W1, new long[] {7, 8}, 2);
     bus.deliver();
-    // B's charge on w1 decays at A's pick too; A's pick is charged on w0 as one of B's would be.
-    a.tracker.book(W0, new long[] {1, 2, 3, 4}, 4).close();
+    a.tracker.book(W0, new long[] {1, 2, 3, 4}, 4);
     bus.deliver();
-    assertThat(b.sees(W0).recentBlocks()).isCloseTo(4 * 0.97, within(1e-12));
-    assertThat(b.sees(W1).recentBlocks()).isCloseTo(2 * 0.97 * 0.97, within(1e-12));
-    // Both replicas see the same recent charges: the fleet's pick stream, as one router would.
+    // Both replicas see the same charges: the fleet's picks, as one router would.
+    assertThat(b.sees(W0).recentBlocks()).isCloseTo(4, within(1e-12));
+    assertThat(b.sees(W1).recentBlocks()).isCloseTo(2, within(1e-12));
     assertThat(a.sees(W0).recentBlocks()).isCloseTo(b.sees(W0).recentBlocks(), within(1e-12));
     assertThat(a.sees(W1).recentBlocks()).isCloseTo(b.sees(W1).recentBlocks(), within(1e-12));
-    for (int i = 0; i < 10; i++) {
-      a.tracker.book(W1, new long[0], 0).close();
-    }
-    bus.deliver();
-    assertThat(b.sees(W0).recentBlocks()).isCloseTo(4 * Math.pow(0.97, 11), within(1e-12));
+    // No first token is heard of across replicas: the remote charges drain with time.
+    advance(Duration.ofMillis(3));
+    assertThat(b.sees(W0).recentBlocks()).isCloseTo(1, within(1e-9));
+    assertThat(b.sees(W1).recentBlocks()).isZero();
+    assertThat(a.sees(W1).recentBlocks()).isZero();
+    advance(Duration.ofMillis(1));
+    assertThat(b.sees(W0).recentBlocks()).isZero();
   }
 
   @Test
@@ -146,7 +149,7 @@ class SharedLoadTest {
     bus.deliver();
     assertThat(a.sees(W0).activeBlocks()).isEqualTo(2);
     assertThat(a.sees(W0).inFlight()).isEqualTo(1);
-    assertThat(a.sees(W0).recentBlocks()).isCloseTo(2 * 0.97, within(1e-12));
+    assertThat(a.sees(W0).recentBlocks()).isCloseTo(2, within(1e-12));
     assertThat(a.sharing.stats().fromSelf()).isEqualTo(2);
     assertThat(a.sharing.stats().received()).isZero();
     assertThat(a.sharing.stats().replicas()).isZero();
@@ -256,7 +259,7 @@ class SharedLoadTest {
     b.sharing.receive(update(9, new Entry(W0, 1, 3, 1, true, 3)));
     assertThat(b.sharing.stats().malformed()).isEqualTo(2);
     assertThat(b.sees(W0).activeBlocks()).isEqualTo(3);
-    assertThat(b.sees(W0).recentBlocks()).isCloseTo(3 * 0.97, within(1e-12));
+    assertThat(b.sees(W0).recentBlocks()).isCloseTo(3, within(1e-12));
   }
 
   @Test

@@ -105,9 +105,22 @@ final class DisaggregatedDispatch {
                 HttpClientResponse resp = ar.result();
                 // Its answer is not the client's: read it away, closing the attempt at its end
                 // or when the connection breaks halfway.
-                resp.endHandler(v -> prefill.close());
+                // SGLang's prefill answer carries the cached tokens under PD: tap it too.
+                UsageTap tap = upstream.usage().tap(prefill, resp);
+                resp.endHandler(
+                    v -> {
+                      prefill.close();
+                      if (tap != null) {
+                        upstream.usage().report(prefill.plan(), tap.result());
+                      }
+                    });
                 resp.exceptionHandler(e -> prefill.close());
-                resp.handler(buf -> {});
+                resp.handler(
+                    buf -> {
+                      if (tap != null) {
+                        tap.accept(buf);
+                      }
+                    });
                 resp.resume();
                 return;
               }
@@ -173,6 +186,18 @@ final class DisaggregatedDispatch {
               }
               Upstream.readAtMost(resp, MAX_PREFILL_ANSWER_BYTES)
                   .andThen(b -> prefill.close())
+                  .andThen(
+                      b -> {
+                        if (b.succeeded()) {
+                          upstream
+                              .usage()
+                              .reportWhole(
+                                  prefill.plan(),
+                                  resp.statusCode(),
+                                  resp.getHeader("content-type"),
+                                  b.result());
+                        }
+                      })
                   .compose(
                       buf ->
                           pool.executeBlocking(

@@ -30,13 +30,29 @@ final class Upstream {
   private final RouterConfig.Limits limits;
   private final ProxyMetrics metrics;
   private final boolean cacheHitHeader;
+  private final UsageReports usage;
 
   Upstream(
       HttpClient client, RouterConfig.Limits limits, ProxyMetrics metrics, boolean cacheHitHeader) {
+    this(client, limits, metrics, cacheHitHeader, UsageReports.NONE);
+  }
+
+  Upstream(
+      HttpClient client,
+      RouterConfig.Limits limits,
+      ProxyMetrics metrics,
+      boolean cacheHitHeader,
+      UsageReports usage) {
     this.client = client;
     this.limits = limits;
     this.metrics = metrics;
     this.cacheHitHeader = cacheHitHeader;
+    this.usage = usage;
+  }
+
+  /** Where the engines' reported cached tokens go (index accuracy). */
+  UsageReports usage() {
+    return usage;
   }
 
   /**
@@ -108,12 +124,18 @@ final class Upstream {
         String.valueOf(resp.getHeader("content-type"))
             .toLowerCase(Locale.ROOT)
             .startsWith("text/event-stream");
-    resp.pipe()
+    // Under PD the prefill answer is the one compared (DisaggregatedDispatch reads it).
+    UsageTap tap = ex.prefill == null ? usage.tap(attempt, resp) : null;
+    (tap == null ? resp : tap.watch(resp))
+        .pipe()
         .endOnFailure(false)
         .to(out)
         .onComplete(
             ar -> {
               if (ar.succeeded()) {
+                if (tap != null) {
+                  usage.report(attempt.plan(), tap.result());
+                }
                 ex.finish(Integer.toString(resp.statusCode()));
                 return;
               }

@@ -1,0 +1,97 @@
+package io.infera.router.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.infera.router.accuracy.CachedTokens;
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The proxy-path tap: split chunks, its budgets at and past their limits, what it taps. */
+class UsageTapTest {
+
+  private static final String USAGE =
+      "data: {\"choices\":[],\"usage\":{\"prompt_tokens_details\":{\"cached_tokens\":32}}}\n\n"
+          + "data: [DONE]\n\n";
+
+  private static void feed(UsageTap tap, byte[] b, long seed) {
+    Random r = new Random(seed);
+    int i = 0;
+    while (i < b.length) {
+      int n = Math.min(b.length - i, 1 + r.nextInt(40));
+      tap.accept(Buffer.buffer().appendBytes(b, i, n));
+      i += n;
+    }
+  }
+
+  @Test
+  void tapsOnlySuccessfulJsonAndSse() {
+    assertThat(UsageTap.of(200, "text/event-stream; charset=utf-8")).isNotNull();
+    assertThat(UsageTap.of(200, "application/json")).isNotNull();
+    assertThat(UsageTap.of(200, "text/plain")).isNull();
+    assertThat(UsageTap.of(200, null)).isNull();
+    assertThat(UsageTap.of(400, "application/json")).isNull();
+  }
+
+  @Test
+  void splitChunksAnywhere() {
+    byte[] body =
+        ("data: {\"choices\":[{\"delta\":{}}]}\n\n" + USAGE).getBytes(StandardCharsets.UTF_8);
+    for (long seed = 0; seed < 50; seed++) {
+      UsageTap tap = UsageTap.of(200, "text/event-stream");
+      feed(tap, body, seed);
+      assertThat(tap.result()).isEqualTo(new CachedTokens.Reported(32));
+    }
+  }
+
+  @Test
+  void aLongStreamKeepsOnlyItsTail() {
+    StringBuilder s = new StringBuilder();
+    while (s.length() < 10 * UsageTap.SSE_TAIL_BYTES) {
+      s.append("data: {\"choices\":[{\"delta\":{\"content\":\"lorem ipsum\"}}]}\n\n");
+    }
+    s.append(USAGE);
+    byte[] b = s.toString().getBytes(StandardCharsets.UTF_8);
+    UsageTap tap = UsageTap.of(200, "text/event-stream");
+    feed(tap, b, 1);
+    assertThat(tap.result()).isEqualTo(new CachedTokens.Reported(32));
+    // one buffer larger than the whole budget
+    UsageTap big = UsageTap.of(200, "text/event-stream");
+    big.accept(Buffer.buffer(b));
+    assertThat(big.result()).isEqualTo(new CachedTokens.Reported(32));
+  }
+
+  @Test
+  void aUsageEventLongerThanTheTailIsNotRead() {
+    String pad = "x".repeat(UsageTap.SSE_TAIL_BYTES);
+    byte[] b =
+        ("data: {\"pad\":\""
+                + pad
+                + "\",\"usage\":{\"prompt_tokens_details\":{\"cached_tokens\":32}}}\n\n")
+            .getBytes(StandardCharsets.UTF_8);
+    UsageTap tap = UsageTap.of(200, "text/event-stream");
+    feed(tap, b, 2);
+    assertThat(tap.result()).isEqualTo(CachedTokens.NO_USAGE);
+  }
+
+  private static byte[] jsonOf(int size) {
+    String head = "{\"pad\":\"";
+    String tail = "\",\"usage\":{\"prompt_tokens_details\":{\"cached_tokens\":5}}}";
+    return (head + "y".repeat(size - head.length() - tail.length()) + tail)
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aJsonAnswerAtItsBudgetIsReadOnePastItIsTooLarge() {
+    byte[] at = jsonOf(UsageTap.MAX_JSON_BYTES);
+    assertThat(at).hasSize(UsageTap.MAX_JSON_BYTES);
+    UsageTap tap = UsageTap.of(200, "application/json");
+    feed(tap, at, 3);
+    assertThat(tap.result()).isEqualTo(new CachedTokens.Reported(5));
+
+    UsageTap past = UsageTap.of(200, "application/json");
+    feed(past, jsonOf(UsageTap.MAX_JSON_BYTES + 1), 4);
+    assertThat(past.result()).isEqualTo(CachedTokens.TOO_LARGE);
+  }
+}

@@ -22,14 +22,15 @@ final class UsageTap {
   static final int MAX_JSON_BYTES = 256 << 10;
 
   private final boolean sse;
-  private final byte[] buf;
-  private byte[] json = new byte[0];
+  // SSE: the stream's last bytes, linear until full, then a ring whose oldest byte is at pos.
+  // JSON: the answer so far. Both grow by doubling up to their budget.
+  private byte[] buf = new byte[1024];
   private int len;
+  private int pos;
   private boolean cut;
 
   private UsageTap(boolean sse) {
     this.sse = sse;
-    this.buf = new byte[sse ? SSE_TAIL_BYTES : 0];
   }
 
   /**
@@ -54,20 +55,7 @@ final class UsageTap {
   void accept(Buffer b) {
     int n = b.length();
     if (sse) {
-      if (n >= buf.length) {
-        b.getBytes(n - buf.length, n, buf, 0);
-        len = buf.length;
-        cut = true;
-        return;
-      }
-      if (len + n > buf.length) {
-        int keep = buf.length - n;
-        System.arraycopy(buf, len - keep, buf, 0, keep);
-        len = keep;
-        cut = true;
-      }
-      b.getBytes(0, n, buf, len);
-      len += n;
+      tail(b, n);
       return;
     }
     if (cut) {
@@ -75,22 +63,72 @@ final class UsageTap {
     }
     if ((long) len + n > MAX_JSON_BYTES) {
       cut = true;
-      json = null;
+      buf = null;
       return;
     }
-    if (len + n > json.length) {
-      json = java.util.Arrays.copyOf(json, Math.min(MAX_JSON_BYTES, Math.max(len + n, len * 2)));
-    }
-    b.getBytes(0, n, json, len);
+    grow(len + n, MAX_JSON_BYTES);
+    b.getBytes(0, n, buf, len);
     len += n;
+  }
+
+  private void tail(Buffer b, int n) {
+    int cap = SSE_TAIL_BYTES;
+    if (n >= cap) { // this buffer alone fills the tail
+      grow(cap, cap);
+      b.getBytes(n - cap, n, buf, 0);
+      len = cap;
+      pos = 0;
+      cut = true;
+      return;
+    }
+    if (len + n <= cap) { // still linear
+      grow(len + n, cap);
+      b.getBytes(0, n, buf, len);
+      len += n;
+      return;
+    }
+    if (len < cap) { // becomes a ring: fill up, then wrap
+      grow(cap, cap);
+      int first = cap - len;
+      b.getBytes(0, first, buf, len);
+      len = cap;
+      pos = 0;
+      cut = true;
+      writeRing(b, first, n);
+      return;
+    }
+    writeRing(b, 0, n);
+  }
+
+  /** Overwrites the oldest bytes with {@code b[from, to)}; the ring is full. */
+  private void writeRing(Buffer b, int from, int to) {
+    int cap = buf.length;
+    while (from < to) {
+      int k = Math.min(to - from, cap - pos);
+      b.getBytes(from, from + k, buf, pos);
+      from += k;
+      pos = (pos + k) % cap;
+    }
+  }
+
+  private void grow(int need, int max) {
+    if (need > buf.length) {
+      buf = java.util.Arrays.copyOf(buf, Math.min(max, Math.max(need, buf.length * 2)));
+    }
   }
 
   /** What the whole answer said; call once it has ended. */
   CachedTokens result() {
-    if (sse) {
+    if (!sse) {
+      return cut ? CachedTokens.TOO_LARGE : UsageParser.json(buf, 0, len);
+    }
+    if (pos == 0) {
       return UsageParser.sseTail(buf, len, cut);
     }
-    return cut ? CachedTokens.TOO_LARGE : UsageParser.json(json, 0, len);
+    byte[] linear = new byte[len];
+    System.arraycopy(buf, pos, linear, 0, len - pos);
+    System.arraycopy(buf, 0, linear, len - pos, pos);
+    return UsageParser.sseTail(linear, len, cut);
   }
 
   /** {@code in}, with every buffer shown to this tap before its handler gets it. */

@@ -63,6 +63,29 @@ class UsageTapTest {
   }
 
   @Test
+  void theTailRingWrapsAtAnyChunkSize() {
+    StringBuilder s = new StringBuilder();
+    int i = 0;
+    while (s.length() < 5 * UsageTap.SSE_TAIL_BYTES) {
+      s.append("data: {\"choices\":[{\"delta\":{\"content\":\"t").append(i++).append("\"}}]}\n\n");
+    }
+    s.append(USAGE);
+    byte[] b = s.toString().getBytes(StandardCharsets.UTF_8);
+    for (long seed = 0; seed < 40; seed++) {
+      Random r = new Random(seed);
+      UsageTap tap = UsageTap.of(200, "text/event-stream");
+      int at = 0;
+      while (at < b.length) {
+        int max = r.nextBoolean() ? 64 : 3 * UsageTap.SSE_TAIL_BYTES;
+        int n = Math.min(b.length - at, 1 + r.nextInt(max));
+        tap.accept(Buffer.buffer().appendBytes(b, at, n));
+        at += n;
+      }
+      assertThat(tap.result()).as("seed %d", seed).isEqualTo(new CachedTokens.Reported(32));
+    }
+  }
+
+  @Test
   void aUsageEventLongerThanTheTailIsNotRead() {
     String pad = "x".repeat(UsageTap.SSE_TAIL_BYTES);
     byte[] b =

@@ -25,6 +25,84 @@ class UsageTapTest {
     }
   }
 
+  /** A read stream the test drives by hand, recording what the watcher asks of it. */
+  static final class HandStream implements io.vertx.core.streams.ReadStream<Buffer> {
+    io.vertx.core.Handler<Buffer> handler;
+    io.vertx.core.Handler<Void> end;
+    io.vertx.core.Handler<Throwable> error;
+    final java.util.List<String> calls = new java.util.ArrayList<>();
+
+    @Override
+    public HandStream exceptionHandler(io.vertx.core.Handler<Throwable> h) {
+      error = h;
+      return this;
+    }
+
+    @Override
+    public HandStream handler(io.vertx.core.Handler<Buffer> h) {
+      handler = h;
+      return this;
+    }
+
+    @Override
+    public HandStream pause() {
+      calls.add("pause");
+      return this;
+    }
+
+    @Override
+    public HandStream resume() {
+      calls.add("resume");
+      return this;
+    }
+
+    @Override
+    public HandStream fetch(long amount) {
+      calls.add("fetch " + amount);
+      return this;
+    }
+
+    @Override
+    public HandStream endHandler(io.vertx.core.Handler<Void> h) {
+      end = h;
+      return this;
+    }
+  }
+
+  @Test
+  void theWatchedStreamHandsOnTheSameBuffersAndDelegatesFlowControl() {
+    HandStream in = new HandStream();
+    UsageTap tap = UsageTap.of(200, "text/event-stream");
+    var watched = tap.watch(in);
+    java.util.List<Buffer> got = new java.util.ArrayList<>();
+    boolean[] ended = {false};
+    watched.handler(got::add).endHandler(v -> ended[0] = true).exceptionHandler(e -> {});
+    watched.pause().fetch(3).resume();
+    byte[] body = USAGE.getBytes(StandardCharsets.UTF_8);
+    java.util.List<Buffer> sent = new java.util.ArrayList<>();
+    for (int i = 0; i < body.length; i += 7) {
+      Buffer b = Buffer.buffer().appendBytes(body, i, Math.min(7, body.length - i));
+      sent.add(b);
+      in.handler.handle(b);
+    }
+    in.end.handle(null);
+    assertThat(got).hasSize(sent.size());
+    for (int i = 0; i < sent.size(); i++) {
+      assertThat(got.get(i)).isSameAs(sent.get(i)); // the very buffers, unchanged
+    }
+    assertThat(
+            Buffer.buffer()
+                .appendBuffer(got.stream().reduce(Buffer.buffer(), Buffer::appendBuffer))
+                .getBytes())
+        .isEqualTo(body);
+    assertThat(ended[0]).isTrue();
+    assertThat(in.calls).containsExactly("pause", "fetch 3", "resume");
+    assertThat(in.error).isNotNull();
+    assertThat(tap.result()).isEqualTo(new CachedTokens.Reported(32));
+    watched.handler(null);
+    assertThat(in.handler).isNull();
+  }
+
   @Test
   void tapsOnlySuccessfulJsonAndSse() {
     assertThat(UsageTap.of(200, "text/event-stream; charset=utf-8")).isNotNull();

@@ -18,8 +18,8 @@ import java.util.List;
  * sources[].event_lag_seconds} (the largest), {@code sources[].degraded}, {@code hit_ratio}, and
  * per worker {@code id}, {@code block_size_expected} and {@code block_size_seen} (both positive
  * integers or null; a worker whose seen size differs is named in {@link
- * RouterView#blockSizeOverridden}). Unknown fields are ignored; a field of the wrong type is an
- * error naming it.
+ * RouterView#blockSizeOverridden}), and {@code index_accurate.status|reason|message} (optional).
+ * Unknown fields are ignored; a field of the wrong type is an error naming it.
  */
 public final class RouterStatusParser {
 
@@ -125,7 +125,50 @@ public final class RouterStatusParser {
       throw new MalformedStatus("hit_ratio: expected a number in [0, 1], got " + hit);
     }
     return new RouterView(
-        ready, workers.size(), blocks, maxLag, hit, sourceCount, degraded, overridden);
+        ready,
+        workers.size(),
+        blocks,
+        maxLag,
+        hit,
+        sourceCount,
+        degraded,
+        overridden,
+        indexAccurate(root.get("index_accurate")));
+  }
+
+  private static final java.util.regex.Pattern REASON =
+      java.util.regex.Pattern.compile("[A-Z][A-Za-z0-9]{0,63}");
+
+  /** {@code index_accurate}, or null when absent. */
+  private static RouterView.IndexAccurate indexAccurate(JsonNode n) throws MalformedStatus {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw new MalformedStatus("index_accurate: expected an object");
+    }
+    JsonNode status = n.get("status");
+    if (status == null
+        || !status.isTextual()
+        || !java.util.Set.of("True", "False", "Unknown").contains(status.textValue())) {
+      throw new MalformedStatus("index_accurate.status: expected True, False or Unknown");
+    }
+    JsonNode reason = n.get("reason");
+    if (reason == null || !reason.isTextual() || !REASON.matcher(reason.textValue()).matches()) {
+      throw new MalformedStatus("index_accurate.reason: expected a CamelCase word");
+    }
+    JsonNode message = n.get("message");
+    String text = "";
+    if (message != null && !message.isNull()) {
+      if (!message.isTextual()) {
+        throw new MalformedStatus("index_accurate.message: expected a string");
+      }
+      text = message.textValue();
+      if (text.length() > RouterView.IndexAccurate.MAX_MESSAGE) {
+        text = text.substring(0, RouterView.IndexAccurate.MAX_MESSAGE) + "…";
+      }
+    }
+    return new RouterView.IndexAccurate(status.textValue(), reason.textValue(), text);
   }
 
   /** Worker ids are pod names (≤ 253 characters); anything longer is cut for the message. */

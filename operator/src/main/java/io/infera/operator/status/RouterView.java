@@ -15,6 +15,7 @@ import java.util.List;
  * @param blockSizeOverridden workers whose KV events use another block size than the router's
  *     {@code pageSize} (an attention backend forced it), each as {@code "id (seen, expected
  *     expected)"}, sorted; at most {@link #MAX_NAMED} are kept
+ * @param indexAccurate the router's {@code IndexAccurate} condition, null when its status has none
  */
 public record RouterView(
     boolean ready,
@@ -24,7 +25,17 @@ public record RouterView(
     Double hitRatio,
     int sources,
     int degradedSources,
-    List<String> blockSizeOverridden) {
+    List<String> blockSizeOverridden,
+    IndexAccurate indexAccurate) {
+
+  /**
+   * The router's {@code index_accurate}: {@code status} is {@code True}, {@code False} or {@code
+   * Unknown}; {@code reason} CamelCase; {@code message} for people, at most {@link #MAX_MESSAGE}
+   * characters.
+   */
+  public record IndexAccurate(String status, String reason, String message) {
+    public static final int MAX_MESSAGE = 512;
+  }
 
   /** Workers named in {@link #blockSizeOverridden} at most (a condition message stays short). */
   public static final int MAX_NAMED = 10;
@@ -34,6 +45,28 @@ public record RouterView(
       throw new IllegalArgumentException("negative count in " + this);
     }
     blockSizeOverridden = List.copyOf(blockSizeOverridden);
+  }
+
+  /** A view of a router that reports no {@code index_accurate}. */
+  public RouterView(
+      boolean ready,
+      int workers,
+      long indexedBlocks,
+      Double maxEventLagSeconds,
+      Double hitRatio,
+      int sources,
+      int degradedSources,
+      List<String> blockSizeOverridden) {
+    this(
+        ready,
+        workers,
+        indexedBlocks,
+        maxEventLagSeconds,
+        hitRatio,
+        sources,
+        degradedSources,
+        blockSizeOverridden,
+        null);
   }
 
   /** A view in which every worker uses the router's page size. */

@@ -101,6 +101,7 @@ public final class StatusAggregator {
           cond(Conditions.DEGRADED, false, Conditions.REASON_AS_EXPECTED, "no failure observed"));
     }
     conditions.add(eventsFlowing(o.routerView()));
+    conditions.add(indexAccurate(o.routerView()));
     s.setPhase(phase);
     for (Condition c : conditions) {
       c.setObservedGeneration(o.generation());
@@ -177,6 +178,53 @@ public final class StatusAggregator {
         .withStatus("Unknown")
         .withReason(Conditions.REASON_ROUTER_STATUS_UNAVAILABLE)
         .withMessage(((RouterFetch.Unknown) fetch).reason())
+        .build();
+  }
+
+  /**
+   * The router's {@code IndexAccurate}, reason copied. The message is the operator's own text for
+   * the reason (the router's carries window numbers that move with every request; they stay in
+   * {@code GET /v1/admin/status}), so that a steady condition writes nothing.
+   */
+  private static Condition indexAccurate(RouterFetch fetch) {
+    String type = Conditions.INDEX_ACCURATE;
+    if (!(fetch instanceof RouterFetch.Known k)) {
+      return new ConditionBuilder()
+          .withType(type)
+          .withStatus("Unknown")
+          .withReason(Conditions.REASON_ROUTER_STATUS_UNAVAILABLE)
+          .withMessage(((RouterFetch.Unknown) fetch).reason())
+          .build();
+    }
+    RouterView.IndexAccurate a = k.view().indexAccurate();
+    if (a == null) {
+      return new ConditionBuilder()
+          .withType(type)
+          .withStatus("Unknown")
+          .withReason(Conditions.REASON_NOT_MEASURED)
+          .withMessage("the router's status reports no index accuracy (an older router)")
+          .build();
+    }
+    String message =
+        switch (a.reason()) {
+          case "Accurate" -> "the engines' reported cache hits confirm the routers' predictions";
+          case "PhantomHits" ->
+              "the routers predict cache hits the engines do not report (missed evictions or"
+                  + " restarts): see the router's /v1/admin/status index_accurate";
+          case "MissedHits" ->
+              "the engines report cache hits the routers did not predict (dropped or late KV"
+                  + " events): see the router's /v1/admin/status index_accurate";
+          case "NotReported" ->
+              "the engines' answers carry no usage.prompt_tokens_details.cached_tokens (vLLM:"
+                  + " --enable-prompt-tokens-details; SGLang: --enable-cache-report)";
+          case "TooFewSamples" -> "too few answers reporting cached tokens yet";
+          default -> a.message();
+        };
+    return new ConditionBuilder()
+        .withType(type)
+        .withStatus(a.status())
+        .withReason(a.reason())
+        .withMessage(message)
         .build();
   }
 

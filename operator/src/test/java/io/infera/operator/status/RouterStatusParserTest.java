@@ -120,6 +120,37 @@ class RouterStatusParserTest {
   }
 
   @Test
+  void readsTheIndexAccurateCondition() throws Exception {
+    RouterView v =
+        RouterStatusParser.parse(
+            "{\"workers\":[],\"index_accurate\":{\"status\":\"False\",\"reason\":\"PhantomHits\","
+                + "\"message\":\"precision 0.5\",\"samples\":40,\"pools\":{}}}");
+    assertThat(v.indexAccurate())
+        .isEqualTo(new RouterView.IndexAccurate("False", "PhantomHits", "precision 0.5"));
+    assertThat(RouterStatusParser.parse("{\"workers\":[]}").indexAccurate()).isNull();
+    assertThat(RouterStatusParser.parse("{\"workers\":[],\"index_accurate\":null}").indexAccurate())
+        .isNull();
+    String huge = "m".repeat(100_000);
+    RouterView h =
+        RouterStatusParser.parse(
+            "{\"workers\":[],\"index_accurate\":{\"status\":\"True\",\"reason\":\"Accurate\","
+                + "\"message\":\""
+                + huge
+                + "\"}}");
+    assertThat(h.indexAccurate().message())
+        .hasSize(RouterView.IndexAccurate.MAX_MESSAGE + 1)
+        .endsWith("…");
+    String longReason = "A" + "b".repeat(64);
+    assertThatThrownBy(
+            () ->
+                RouterStatusParser.parse(
+                    "{\"workers\":[],\"index_accurate\":{\"status\":\"True\",\"reason\":\""
+                        + longReason
+                        + "\"}}"))
+        .hasMessageContaining("index_accurate.reason");
+  }
+
+  @Test
   void theTestFakeSpeaksTheSameDocument() throws Exception {
     RouterView v = RouterStatusParser.parse(FakeRouters.status(3, 30, 0.5, 0.25, true));
     assertThat(v).isEqualTo(new RouterView(true, 3, 30, 0.5, 0.25, 3, 1));
@@ -156,6 +187,14 @@ class RouterStatusParserTest {
           '{"workers":[],"hit_ratio":1.5}'                 | hit_ratio: expected a number in [0, 1]
           '{"workers":[],"hit_ratio":-0.1}'                | hit_ratio: expected a number in [0, 1]
           '{"workers":[],"hit_ratio":"0.5"}'               | hit_ratio: expected a number
+          '{"workers":[],"index_accurate":[]}'             | index_accurate: expected an object
+          '{"workers":[],"index_accurate":{}}'             | index_accurate.status: expected True, False or Unknown
+          '{"workers":[],"index_accurate":{"status":true,"reason":"Accurate"}}' | index_accurate.status: expected True, False or Unknown
+          '{"workers":[],"index_accurate":{"status":"true","reason":"Accurate"}}' | index_accurate.status: expected True, False or Unknown
+          '{"workers":[],"index_accurate":{"status":"True"}}' | index_accurate.reason: expected a CamelCase word
+          '{"workers":[],"index_accurate":{"status":"True","reason":"not camel"}}' | index_accurate.reason: expected a CamelCase word
+          '{"workers":[],"index_accurate":{"status":"True","reason":7}}' | index_accurate.reason: expected a CamelCase word
+          '{"workers":[],"index_accurate":{"status":"True","reason":"Accurate","message":[]}}' | index_accurate.message: expected a string
           """)
   void malformedDocumentsAreRefusedNamingTheField(String body, String message) {
     assertThatThrownBy(() -> RouterStatusParser.parse(body))

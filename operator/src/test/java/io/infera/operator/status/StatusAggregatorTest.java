@@ -164,7 +164,7 @@ class StatusAggregatorTest {
     assertThat(s.getObservedGeneration()).isEqualTo(c.o().generation());
     assertThat(s.getConditions())
         .extracting(Condition::getType)
-        .containsExactly("Ready", "Progressing", "Degraded", "EventsFlowing");
+        .containsExactly("Ready", "Progressing", "Degraded", "EventsFlowing", "IndexAccurate");
     assertThat(s.getConditions())
         .allSatisfy(
             x -> {
@@ -374,6 +374,106 @@ class StatusAggregatorTest {
     }
     // The router view never changes the phase.
     assertThat(s.getPhase()).isEqualTo(Phase.READY);
+  }
+
+  static RouterFetch accuracy(String status, String reason, String message) {
+    return new RouterFetch.Known(
+        new RouterView(
+            true,
+            3,
+            10,
+            0.1,
+            null,
+            3,
+            0,
+            List.of(),
+            new RouterView.IndexAccurate(status, reason, message)));
+  }
+
+  static Stream<Flow> indexAccurate() {
+    return Stream.of(
+        new Flow(
+            "no router answered",
+            new RouterFetch.Unknown("router status timed out after 2000 ms"),
+            "Unknown",
+            Conditions.REASON_ROUTER_STATUS_UNAVAILABLE),
+        new Flow("an older router", known(3, 3, 0, 0.1), "Unknown", Conditions.REASON_NOT_MEASURED),
+        new Flow("accurate", accuracy("True", "Accurate", "precision 0.990"), "True", "Accurate"),
+        new Flow(
+            "phantom hits",
+            accuracy("False", "PhantomHits", "precision 0.41"),
+            "False",
+            "PhantomHits"),
+        new Flow(
+            "missed hits", accuracy("False", "MissedHits", "recall 0.2"), "False", "MissedHits"),
+        new Flow(
+            "not reported",
+            accuracy("Unknown", "NotReported", "40 answers"),
+            "Unknown",
+            "NotReported"),
+        new Flow(
+            "a newer router's reason",
+            accuracy("False", "SomethingNew", "its own words"),
+            "False",
+            "SomethingNew"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("indexAccurate")
+  void indexAccurateFromTheRoutersView(Flow f) {
+    InferaDeploymentStatus s =
+        StatusAggregator.aggregate(
+            null, obs(1, VALID, done("d-router", 2), done("d-workers", 3), f.view()), T0);
+    Condition c = cond(s, Conditions.INDEX_ACCURATE);
+    assertThat(c.getStatus()).isEqualTo(f.status());
+    assertThat(c.getReason()).isEqualTo(f.reason());
+    assertThat(c.getMessage()).isNotBlank();
+    assertThat(c.getObservedGeneration()).isEqualTo(1L);
+    if (f.reason().equals("SomethingNew")) {
+      assertThat(c.getMessage()).isEqualTo("its own words");
+    }
+    // It never changes the phase, nor the other conditions.
+    assertThat(s.getPhase()).isEqualTo(Phase.READY);
+    assertThat(cond(s, Conditions.READY).getStatus()).isEqualTo("True");
+  }
+
+  @Test
+  void movingWindowNumbersWriteNothingWhileTheConditionHolds() {
+    InferaDeploymentStatus a =
+        StatusAggregator.aggregate(
+            null,
+            obs(
+                1,
+                VALID,
+                done("d-router", 2),
+                done("d-workers", 3),
+                accuracy("True", "Accurate", "precision 0.991, recall 0.950 over 500 answers")),
+            T0);
+    InferaDeploymentStatus b =
+        StatusAggregator.aggregate(
+            a,
+            obs(
+                1,
+                VALID,
+                done("d-router", 2),
+                done("d-workers", 3),
+                accuracy("True", "Accurate", "precision 0.987, recall 0.961 over 512 answers")),
+            T1);
+    assertThat(StatusAggregator.same(a, b)).isTrue();
+    InferaDeploymentStatus c =
+        StatusAggregator.aggregate(
+            b,
+            obs(
+                1,
+                VALID,
+                done("d-router", 2),
+                done("d-workers", 3),
+                accuracy("False", "PhantomHits", "precision 0.4")),
+            T1);
+    assertThat(cond(c, Conditions.INDEX_ACCURATE).getLastTransitionTime())
+        .isEqualTo("2026-01-01T10:05:00Z");
+    assertThat(cond(b, Conditions.INDEX_ACCURATE).getLastTransitionTime())
+        .isEqualTo("2026-01-01T10:00:00Z");
   }
 
   private static Condition cond(InferaDeploymentStatus s, String type) {

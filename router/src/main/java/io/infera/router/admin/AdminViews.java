@@ -202,6 +202,7 @@ public final class AdminViews {
     out.put("discovery", rt.discovery().name());
     out.put("events_transport", rt.transport().name());
     out.put("events_condition", rt.eventsCondition().fields());
+    out.put("index_accurate", rt.indexAccuracy().status());
     Map<String, Object> ignored = new LinkedHashMap<>();
     ignored.put("ignored_keys", rt.ignoredKeys().paths());
     ignored.put("ignored_key_count", rt.ignoredKeys().total());

@@ -639,7 +639,7 @@ public final class ConfigLoader {
 
   /** {@code index.*} and {@code events.resets*}: the prefix index's caps and reset rate. */
   private static RouterConfig.Index index(ConfigNode idx, ConfigNode ev) throws ConfigException {
-    idx.only("maxBlocksPerSource", "maxBlocks");
+    idx.only("maxBlocksPerSource", "maxBlocks", "accuracy");
     RouterConfig.Index d = RouterConfig.Index.defaults();
     long perSource = idx.integer("maxBlocksPerSource", d.maxBlocksPerSource(), 1, 1L << 30);
     long total = idx.integer("maxBlocks", d.maxBlocks(), 1, 1L << 34);
@@ -648,7 +648,39 @@ public final class ConfigLoader {
       throw new ConfigException("events.resetsPerMinute: " + perMinute + " is outside (0, 1e6]");
     }
     int burst = (int) ev.integer("resetsBurst", d.resetsBurst(), 1, 1000);
-    return new RouterConfig.Index(perSource, total, perMinute, burst);
+    return new RouterConfig.Index(
+        perSource, total, perMinute, burst, accuracy(idx.child("accuracy")));
+  }
+
+  /** {@code index.accuracy.*}: the {@code IndexAccurate} condition's window and thresholds. */
+  private static RouterConfig.Index.Accuracy accuracy(ConfigNode a) throws ConfigException {
+    a.only("window", "windowSeconds", "minSamples", "minPrecision", "minRecall");
+    RouterConfig.Index.Accuracy d = RouterConfig.Index.Accuracy.DEFAULTS;
+    int window = (int) a.integer("window", d.window(), 1, 65536);
+    long seconds = a.integer("windowSeconds", d.windowSeconds(), 1, 86400);
+    int minSamples = (int) a.integer("minSamples", d.minSamples(), 1, 65536);
+    if (minSamples > window) {
+      throw new ConfigException(
+          "index.accuracy.minSamples: "
+              + minSamples
+              + " is more than index.accuracy.window ("
+              + window
+              + "): the condition could never leave Unknown");
+    }
+    return new RouterConfig.Index.Accuracy(
+        window,
+        seconds,
+        minSamples,
+        fraction(a, "minPrecision", d.minPrecision()),
+        fraction(a, "minRecall", d.minRecall()));
+  }
+
+  private static double fraction(ConfigNode a, String key, double dflt) throws ConfigException {
+    double v = a.number(key, dflt);
+    if (!(v >= 0 && v <= 1)) {
+      throw new ConfigException(a.path + key + ": " + v + " is outside [0, 1]");
+    }
+    return v;
   }
 
   /**

@@ -325,11 +325,39 @@ public record RouterConfig(
    * events.resetsBurst}; see {@code io.infera.router.kv.IndexLimits}).
    */
   public record Index(
-      long maxBlocksPerSource, long maxBlocks, double resetsPerMinute, int resetsBurst) {
+      long maxBlocksPerSource,
+      long maxBlocks,
+      double resetsPerMinute,
+      int resetsBurst,
+      Accuracy accuracy) {
+
+    public Index {
+      accuracy = accuracy == null ? Accuracy.DEFAULTS : accuracy;
+    }
+
+    /** Index limits with {@code index.accuracy.*} at its defaults. */
+    public Index(long maxBlocksPerSource, long maxBlocks, double resetsPerMinute, int resetsBurst) {
+      this(maxBlocksPerSource, maxBlocks, resetsPerMinute, resetsBurst, null);
+    }
 
     public static Index defaults() {
       io.infera.router.kv.IndexLimits d = io.infera.router.kv.IndexLimits.defaults();
       return new Index(d.maxBlocksPerSource(), d.maxBlocks(), d.resetsPerMinute(), d.resetsBurst());
+    }
+
+    /**
+     * {@code index.accuracy.*}: the sliding window behind the {@code IndexAccurate} condition
+     * (docs/operations.md, "Index accuracy").
+     *
+     * @param window the last this many answers
+     * @param windowSeconds ... that are at most this old
+     * @param minSamples answers that report cached tokens needed for True or False (else Unknown)
+     * @param minPrecision predicted-hit blocks that were hits, at least (else False, PhantomHits)
+     * @param minRecall reported-hit blocks the router predicted, at least (else False, MissedHits)
+     */
+    public record Accuracy(
+        int window, long windowSeconds, int minSamples, double minPrecision, double minRecall) {
+      public static final Accuracy DEFAULTS = new Accuracy(512, 600, 20, 0.8, 0.8);
     }
 
     /** As the index's limits. */

@@ -106,13 +106,24 @@ final class DisaggregatedDispatch {
                 HttpClientResponse resp = ar.result();
                 // Its answer is not the client's: read it away, closing the attempt at its end
                 // or when the connection breaks halfway.
+                // SGLang's prefill answer carries the cached tokens under PD: tap it too.
+                UsageTap tap = upstream.usage().tap(prefill, resp);
                 resp.endHandler(
                     v -> {
                       prefill.firstToken();
                       prefill.close();
+                      if (tap != null) {
+                        upstream.usage().report(prefill.plan(), tap.result());
+                      }
                     });
                 resp.exceptionHandler(e -> prefill.close());
-                resp.handler(buf -> prefill.firstToken());
+                resp.handler(
+                    buf -> {
+                      prefill.firstToken();
+                      if (tap != null) {
+                        tap.accept(buf);
+                      }
+                    });
                 resp.resume();
                 return;
               }
@@ -184,6 +195,18 @@ final class DisaggregatedDispatch {
                           prefill.firstToken(); // a one-token answer: prefill is done
                         }
                         prefill.close();
+                      })
+                  .andThen(
+                      b -> {
+                        if (b.succeeded()) {
+                          upstream
+                              .usage()
+                              .reportWhole(
+                                  prefill.plan(),
+                                  resp.statusCode(),
+                                  resp.getHeader("content-type"),
+                                  b.result());
+                        }
                       })
                   .compose(
                       buf ->

@@ -109,7 +109,12 @@ public final class RouterServer implements AutoCloseable {
             rt,
             pool,
             metrics,
-            new Upstream(client, limits, metrics, admin.cacheHitHeader()),
+            new Upstream(
+                client,
+                limits,
+                metrics,
+                admin.cacheHitHeader(),
+                new UsageReports(rt.indexAccuracy(), rt.config().pageSize())),
             engineTokenizer);
     var serverLimits = rt.config().server();
     this.publicGuard = new ConnectionGuard("public", serverLimits, serverLimits.maxConnections());

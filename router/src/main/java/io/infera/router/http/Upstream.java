@@ -31,13 +31,29 @@ final class Upstream {
   private final RouterConfig.Limits limits;
   private final ProxyMetrics metrics;
   private final boolean cacheHitHeader;
+  private final UsageReports usage;
 
   Upstream(
       HttpClient client, RouterConfig.Limits limits, ProxyMetrics metrics, boolean cacheHitHeader) {
+    this(client, limits, metrics, cacheHitHeader, UsageReports.NONE);
+  }
+
+  Upstream(
+      HttpClient client,
+      RouterConfig.Limits limits,
+      ProxyMetrics metrics,
+      boolean cacheHitHeader,
+      UsageReports usage) {
     this.client = client;
     this.limits = limits;
     this.metrics = metrics;
     this.cacheHitHeader = cacheHitHeader;
+    this.usage = usage;
+  }
+
+  /** Where the engines' reported cached tokens go (index accuracy). */
+  UsageReports usage() {
+    return usage;
   }
 
   /**
@@ -109,20 +125,26 @@ final class Upstream {
         String.valueOf(resp.getHeader("content-type"))
             .toLowerCase(Locale.ROOT)
             .startsWith("text/event-stream");
+    // Under PD the prefill answer is the one compared (DisaggregatedDispatch reads it).
+    UsageTap tap = ex.prefill == null ? usage.tap(attempt, resp) : null;
+    ReadStream<Buffer> tapped = tap == null ? resp : tap.watch(resp);
     // A streamed success's first chunk is the first token (engines stream nothing before prefill
     // is done): the prefill charges (the worker's, and under PD the prefill worker's) leave the
     // load and the tuner hears the time to it. An error's timing says nothing about prefill, and a
     // whole answer ends after decode: their charges leave at release, or drain with time.
     ReadStream<Buffer> body =
         sse && resp.statusCode() < 300
-            ? FirstChunk.watch(resp, () -> firstToken(ex, attempt))
-            : resp;
+            ? FirstChunk.watch(tapped, () -> firstToken(ex, attempt))
+            : tapped;
     body.pipe()
         .endOnFailure(false)
         .to(out)
         .onComplete(
             ar -> {
               if (ar.succeeded()) {
+                if (tap != null) {
+                  usage.report(attempt.plan(), tap.result());
+                }
                 ex.finish(Integer.toString(resp.statusCode()));
                 return;
               }

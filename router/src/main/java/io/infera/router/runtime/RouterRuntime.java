@@ -1,5 +1,6 @@
 package io.infera.router.runtime;
 
+import io.infera.router.accuracy.IndexAccuracy;
 import io.infera.router.config.IgnoredKeys;
 import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.Discovery;
@@ -64,6 +65,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final RoutingMetrics routingMetrics = new RoutingMetrics();
+  private final IndexAccuracy indexAccuracy;
   private final WorkerMeters workerMeters;
   private final TokenizerSlot tokenizer;
   private final PrefixIndex index;
@@ -111,6 +113,8 @@ public final class RouterRuntime implements AutoCloseable {
     IndexSizing.check(config.index().limits(), Runtime.getRuntime().maxMemory());
     new IndexMeters(index).bindTo(registry);
     routingMetrics.bindTo(registry);
+    this.indexAccuracy = new IndexAccuracy(config.index().accuracy(), System::nanoTime);
+    indexAccuracy.bindTo(registry);
     this.workerMeters = new WorkerMeters(registry, index, load);
     this.ingest = new EventIngest(index, 100_000).start();
     this.ingest.bindTo(registry);
@@ -350,6 +354,11 @@ public final class RouterRuntime implements AutoCloseable {
   /** Prometheus text exposition of every meter. */
   public String scrape() {
     return registry.scrape();
+  }
+
+  /** Predicted against engine-reported cache hits: the {@code IndexAccurate} condition. */
+  public IndexAccuracy indexAccuracy() {
+    return indexAccuracy;
   }
 
   /** The request path's decision meters (hit ratio, tokenize failures). */

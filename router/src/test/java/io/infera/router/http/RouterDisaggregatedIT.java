@@ -234,6 +234,40 @@ class RouterDisaggregatedIT {
                         .contains("infera_worker_inflight{worker=\"d0\"} 0.0"));
   }
 
+  /** The prefill worker's answer is the one compared for index accuracy; decode's is not. */
+  @Test
+  void indexAccuracyComparesThePrefillAnswer() throws Exception {
+    for (String engine : List.of("vllm", "sglang")) {
+      prefill.script(
+          s ->
+              StubEngine.Canned.json(
+                  200,
+                  "{\"id\":\"cmpl-p0\",\"choices\":[{\"index\":0,\"text\":\"\"}],"
+                      + "\"kv_transfer_params\":{\"remote_engine_id\":\"engine-p0\","
+                      + "\"remote_block_ids\":[1],\"do_remote_prefill\":true},"
+                      + "\"usage\":{\"prompt_tokens\":80,\"prompt_tokens_details\":"
+                      + "{\"cached_tokens\":40}}}"));
+      decode.script(
+          s ->
+              StubEngine.Canned.json(
+                  200,
+                  "{\"choices\":[],\"usage\":{\"prompt_tokens_details\":{\"cached_tokens\":999}}}"));
+      start(engine);
+      assertThat(router.post("/v1/completions", BODY).statusCode()).isEqualTo(200);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> router.runtime.indexAccuracy().status().get("samples").equals(1));
+      // 40 tokens: 2 blocks of 16; the index knows nothing (no events): predicted 0.
+      assertThat(router.adminGet("/metrics").body())
+          .as(engine)
+          .contains("infera_index_accuracy_blocks_total{kind=\"reported\",pool=\"static\"} 2.0")
+          .contains("infera_index_accuracy_blocks_total{kind=\"predicted\",pool=\"static\"} 0.0");
+      assertThat(router.adminGet("/v1/admin/status").body()).contains("\"index_accurate\":{");
+      router.close();
+      router = null;
+    }
+  }
+
   /** The prefill stub answers vLLM's prefill copies with {@code kv} as its kv_transfer_params. */
   private void prefillAnswersKv(String kv) {
     prefill.script(

@@ -8,6 +8,16 @@ public final class Conditions {
   public static final String DEGRADED = "Degraded";
   public static final String EVENTS_FLOWING = "EventsFlowing";
 
+  /**
+   * Whether the engines' reported cache hits confirm the routers' predicted ones (the router's
+   * {@code index_accurate}; its reasons are copied: {@code Accurate}, {@code PhantomHits}, {@code
+   * MissedHits}, {@code NotReported}, {@code TooFewSamples}).
+   */
+  public static final String INDEX_ACCURATE = "IndexAccurate";
+
+  /** IndexAccurate=Unknown: the router's status has no {@code index_accurate} (an older router). */
+  public static final String REASON_NOT_MEASURED = "NotMeasured";
+
   /** Reason of {@code Degraded=True} when the spec cannot be built (CEL, Java checks, args). */
   public static final String REASON_INVALID_SPEC = "InvalidSpec";
 

@@ -26,7 +26,8 @@ public class InferaDeploymentStatus {
   private String hitPercent;
 
   @JsonPropertyDescription(
-      "Ready, Progressing, Degraded and EventsFlowing, each with observedGeneration and"
+      "Ready, Progressing, Degraded, EventsFlowing and IndexAccurate, each with"
+          + " observedGeneration and"
           + " lastTransitionTime.")
   private List<Condition> conditions = new ArrayList<>();
 

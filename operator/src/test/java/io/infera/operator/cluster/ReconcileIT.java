@@ -177,7 +177,8 @@ class ReconcileIT {
             "Ready=False/" + Conditions.REASON_WAITING,
             "Progressing=True/" + Conditions.REASON_ROLLING_OUT,
             "Degraded=False/" + Conditions.REASON_AS_EXPECTED,
-            "EventsFlowing=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE);
+            "EventsFlowing=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE,
+            "IndexAccurate=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE);
     String real = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep");
     String wide = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep", "-o", "wide");
     System.err.println("kubectl get idep (sim sample, no kubelet):\n" + real);
@@ -268,7 +269,8 @@ class ReconcileIT {
             Conditions.READY,
             Conditions.PROGRESSING,
             Conditions.DEGRADED,
-            Conditions.EVENTS_FLOWING);
+            Conditions.EVENTS_FLOWING,
+            Conditions.INDEX_ACCURATE);
     assertThat(seen.getStatus().getConditions())
         .allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(2L));
   }

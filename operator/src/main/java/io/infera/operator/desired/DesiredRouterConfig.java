@@ -80,7 +80,8 @@ public final class DesiredRouterConfig {
 
     Map<String, Object> policy = new LinkedHashMap<>();
     policy.put("name", r.policy().value());
-    policy.put("overlapWeight", r.overlapWeight());
+    // Unset, the router tunes the weight online (a weight written here would mean a fixed one).
+    putIfSet(policy, "overlapWeight", r.overlapWeight(), null);
     putIfSet(policy, "prefillOverlapWeight", r.prefillOverlapWeight(), null);
     putIfSet(policy, "decodeOverlapWeight", r.decodeOverlapWeight(), null);
     doc.put("policy", policy);

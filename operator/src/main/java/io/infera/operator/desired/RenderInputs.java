@@ -89,13 +89,14 @@ public record RenderInputs(
   /**
    * The router and its RouterConfig settings. Quantities are never null.
    *
+   * @param overlapWeight the fixed weight, or null: the router tunes it (with no per-role weight)
    * @param indexMaxBlocks RouterConfig {@code index.maxBlocks}, or null for the router's default
    */
   public record RouterSettings(
       int replicas,
       String image,
       RouterPolicy policy,
-      double overlapWeight,
+      Double overlapWeight,
       Double prefillOverlapWeight,
       Double decodeOverlapWeight,
       TokenizerSettings tokenizer,
@@ -330,7 +331,7 @@ public record RenderInputs(
         or(r.getReplicas(), d.getReplicas()),
         or(r.getImage(), Images.ROUTER),
         or(r.getPolicy(), d.getPolicy()),
-        or(r.getOverlapWeight(), d.getOverlapWeight()),
+        r.getOverlapWeight(),
         r.getPrefillOverlapWeight(),
         r.getDecodeOverlapWeight(),
         tok,

@@ -25,11 +25,12 @@ public class RouterSpec {
           + " round-robin.")
   private RouterPolicy policy = RouterPolicy.KV_AWARE;
 
-  @Default("1.0")
   @Min(0)
   @JsonPropertyDescription(
-      "Weight of a request's missed blocks against worker load in the kv-aware cost.")
-  private Double overlapWeight = 1.0;
+      "A fixed weight of a request's missed blocks against worker load in the kv-aware cost."
+          + " Unset (and no prefill/decode weight set), the routers tune each pool's weight online"
+          + " from observed time to first token (RouterConfig policy.overlapWeightMode auto).")
+  private Double overlapWeight;
 
   @Min(0)
   @JsonPropertyDescription("Overlap weight for prefill workers (default: overlapWeight).")

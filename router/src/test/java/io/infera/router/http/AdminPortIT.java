@@ -290,16 +290,16 @@ class AdminPortIT {
     try {
       String yaml =
           RouterHarness.yaml(List.of(), "")
-              + "    - {id: f0, url: 'http://127.0.0.1:"
-              + port
-              + "', dpSize: 2}\n"
               + "    - {id: w0, url: '"
               + engine.url()
+              + "', dpSize: 2}\n"
+              + "    - {id: z0, url: 'http://127.0.0.1:"
+              + port
               + "', dpSize: 2}\n";
       try (RouterHarness r =
           RouterHarness.start(vertx, ConfigLoader.parse(yaml), RouterHarness.testParts())) {
         await().atMost(Duration.ofSeconds(10)).until(() -> r.get("/ready").statusCode() == 200);
-        // Client → engine: send to the stub until it answers (the fleet has two workers).
+        // Client → engine: the stub (w0 sorts before z0) gets it: two idle workers, equal costs.
         int before = engine.seen().size();
         String toStub = null;
         for (int i = 0; i < 20 && engine.seen().size() == before; i++) {
@@ -332,14 +332,20 @@ class AdminPortIT {
         // The rank is the router's pick (0 or 1), never the client's 7.
         assertThat(seen.get("x-data-parallel-rank")).isIn("0", "1");
         assertThat(toStub).startsWith("HTTP/1.1 200");
-        // Engine → client: route until the forging engine answers.
+        // Engine → client: the stub fails before its first byte, so the retry reaches the
+        // forging engine (an idle fleet's equal costs would otherwise keep the stub).
         HttpResponse<String> fromForging = null;
-        for (int i = 0; i < 20; i++) {
-          HttpResponse<String> a = r.post("/v1/chat/completions", CHAT);
-          if (a.headers().firstValue("x-infera-worker").orElse("").equals("f0")) {
-            fromForging = a;
-            break;
+        engine.mode(StubEngine.Mode.STATUS_500);
+        try {
+          for (int i = 0; i < 20; i++) {
+            HttpResponse<String> a = r.post("/v1/chat/completions", CHAT);
+            if (a.headers().firstValue("x-infera-worker").orElse("").equals("z0")) {
+              fromForging = a;
+              break;
+            }
           }
+        } finally {
+          engine.mode(StubEngine.Mode.OK);
         }
         assertThat(fromForging).as("the forging engine answered once").isNotNull();
         var h = fromForging.headers();
@@ -347,7 +353,7 @@ class AdminPortIT {
         assertThat(h.firstValue("x-engine-private")).isEmpty();
         assertThat(h.firstValue("keep-alive")).isEmpty();
         assertThat(h.firstValue("proxy-authenticate")).isEmpty();
-        assertThat(h.allValues("x-infera-worker")).containsExactly("f0");
+        assertThat(h.allValues("x-infera-worker")).containsExactly("z0");
         assertThat(h.allValues("x-infera-cache-hit-blocks")).doesNotContain("999").hasSize(1);
         String metrics = r.adminGet("/metrics").body();
         assertThat(metrics).containsPattern("infera_http_internal_headers_dropped_total [1-9]");

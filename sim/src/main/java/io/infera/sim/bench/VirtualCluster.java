@@ -447,7 +447,9 @@ public final class VirtualCluster {
       }
       if (e instanceof EngineEvent.FirstToken) {
         r.firstTokenMs = now;
-        r.booking.firstToken();
+        if (r.booking != null) { // null for a request the router never saw (unrouted)
+          r.booking.firstToken();
+        }
         if (r.probe != null) {
           // The tuner's feedback: every simulated request is text-only.
           r.probe.firstToken(now - r.sentMs, true);

@@ -102,7 +102,7 @@ final class DisaggregatedDispatch {
             ar -> {
               if (ar.succeeded() && ar.result().statusCode() < 500) {
                 prefill.answered(ar.result().statusCode());
-                prefill.firstToken();
+                prefill.firstToken(); // the answer's head: its prompt is computed
                 HttpClientResponse resp = ar.result();
                 // Its answer is not the client's: read it away, closing the attempt at its end
                 // or when the connection breaks halfway.
@@ -110,20 +110,13 @@ final class DisaggregatedDispatch {
                 UsageTap tap = upstream.usage().tap(prefill, resp);
                 resp.endHandler(
                     v -> {
-                      prefill.firstToken();
                       prefill.close();
                       if (tap != null) {
                         upstream.usage().report(prefill.plan(), tap.result());
                       }
                     });
                 resp.exceptionHandler(e -> prefill.close());
-                resp.handler(
-                    buf -> {
-                      prefill.firstToken();
-                      if (tap != null) {
-                        tap.accept(buf);
-                      }
-                    });
+                resp.handler(tap == null ? buf -> {} : tap::chunk);
                 resp.resume();
                 return;
               }
@@ -189,13 +182,7 @@ final class DisaggregatedDispatch {
               }
               prefill.firstToken(); // the one-token answer's head: its prompt is computed
               Upstream.readAtMost(resp, MAX_PREFILL_ANSWER_BYTES)
-                  .andThen(
-                      b -> {
-                        if (b.succeeded()) {
-                          prefill.firstToken(); // a one-token answer: prefill is done
-                        }
-                        prefill.close();
-                      })
+                  .andThen(b -> prefill.close())
                   .andThen(
                       b -> {
                         if (b.succeeded()) {

@@ -127,15 +127,13 @@ final class Upstream {
             .startsWith("text/event-stream");
     // Under PD the prefill answer is the one compared (DisaggregatedDispatch reads it).
     UsageTap tap = ex.prefill == null ? usage.tap(attempt, resp) : null;
-    ReadStream<Buffer> tapped = tap == null ? resp : tap.watch(resp);
     // A streamed success's first chunk is the first token (engines stream nothing before prefill
     // is done): the prefill charges (the worker's, and under PD the prefill worker's) leave the
     // load and the tuner hears the time to it. An error's timing says nothing about prefill, and a
     // whole answer ends after decode: their charges leave at release, or drain with time.
-    ReadStream<Buffer> body =
-        sse && resp.statusCode() < 300
-            ? FirstChunk.watch(tapped, () -> firstToken(ex, attempt))
-            : tapped;
+    FirstChunk first =
+        sse && resp.statusCode() < 300 ? new FirstChunk(() -> firstToken(ex, attempt)) : null;
+    ReadStream<Buffer> body = ObservedStream.of(resp, tap, first);
     body.pipe()
         .endOnFailure(false)
         .to(out)

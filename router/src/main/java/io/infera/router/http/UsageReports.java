@@ -38,7 +38,7 @@ final class UsageReports {
     }
     UsageTap tap = UsageTap.of(status, contentType);
     if (tap != null) {
-      tap.accept(body);
+      tap.chunk(body);
       report(plan, tap.result());
     }
   }

@@ -2,9 +2,7 @@ package io.infera.router.http;
 
 import io.infera.router.accuracy.CachedTokens;
 import io.infera.router.accuracy.UsageParser;
-import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.streams.ReadStream;
 import java.util.Locale;
 
 /**
@@ -13,7 +11,7 @@ import java.util.Locale;
  * the first {@link #MAX_JSON_BYTES} of a JSON body (a longer one is {@code too_large}). The bytes
  * the client gets are the same buffers, untouched. Confined to the request's event loop.
  */
-final class UsageTap {
+final class UsageTap implements ObservedStream.Observer {
 
   /** Bytes of an SSE stream's end kept for its usage chunk (a usage chunk is well under 1 KiB). */
   static final int SSE_TAIL_BYTES = 8 << 10;
@@ -51,8 +49,8 @@ final class UsageTap {
     return null;
   }
 
-  /** One buffer of the answer, in order. */
-  void accept(Buffer b) {
+  @Override
+  public void chunk(Buffer b) {
     int n = b.length();
     if (sse) {
       tail(b, n);
@@ -129,56 +127,5 @@ final class UsageTap {
     System.arraycopy(buf, pos, linear, 0, len - pos);
     System.arraycopy(buf, 0, linear, len - pos, pos);
     return UsageParser.sseTail(linear, len, cut);
-  }
-
-  /** {@code in}, with every buffer shown to this tap before its handler gets it. */
-  ReadStream<Buffer> watch(ReadStream<Buffer> in) {
-    return new Watched(in, this);
-  }
-
-  /** A read stream that shows its buffers to a tap on the way. */
-  private record Watched(ReadStream<Buffer> in, UsageTap tap) implements ReadStream<Buffer> {
-
-    @Override
-    public ReadStream<Buffer> exceptionHandler(Handler<Throwable> handler) {
-      in.exceptionHandler(handler);
-      return this;
-    }
-
-    @Override
-    public ReadStream<Buffer> handler(Handler<Buffer> handler) {
-      in.handler(
-          handler == null
-              ? null
-              : b -> {
-                tap.accept(b);
-                handler.handle(b);
-              });
-      return this;
-    }
-
-    @Override
-    public ReadStream<Buffer> pause() {
-      in.pause();
-      return this;
-    }
-
-    @Override
-    public ReadStream<Buffer> resume() {
-      in.resume();
-      return this;
-    }
-
-    @Override
-    public ReadStream<Buffer> fetch(long amount) {
-      in.fetch(amount);
-      return this;
-    }
-
-    @Override
-    public ReadStream<Buffer> endHandler(Handler<Void> endHandler) {
-      in.endHandler(endHandler);
-      return this;
-    }
   }
 }

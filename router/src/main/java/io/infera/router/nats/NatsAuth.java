@@ -26,8 +26,9 @@ import javax.net.ssl.TrustManagerFactory;
 /**
  * How a router or relay authenticates to NATS and verifies it (docs/contracts.md, "NATS event
  * plane"): a user with a password file, or a NATS credentials file (JWT and NKEY seed), and TLS
- * with a CA file and an optional client certificate. Only paths are held: the files are read at
- * each connect, so a Secret's update reaches the next connection and no secret is ever printed.
+ * with a CA file and an optional client certificate; the server's certificate must chain to the CA
+ * and name the host of the NATS URL. Only paths are held: the files are read at each connect, so a
+ * Secret's update reaches the next connection and no secret is ever printed.
  *
  * @param user user name, with {@code passwordFile}
  * @param passwordFile the file holding the user's password (trailing whitespace ignored)
@@ -153,7 +154,7 @@ public record NatsAuth(
       }
       SSLContext ctx = SSLContext.getInstance("TLS");
       ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-      return ctx;
+      return HostnameVerifyingTls.wrap(ctx);
     } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException("NATS TLS setup failed: " + e.getMessage(), e);
     }

@@ -1,6 +1,7 @@
 package io.infera.router.relay;
 
 import io.infera.router.events.Backoff;
+import io.infera.router.nats.ConnectError;
 import io.infera.router.nats.JetStreamSetup;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
@@ -104,6 +105,7 @@ final class NatsStreamClient implements StreamClient {
    * republishes the rest in order.
    */
   private void open() throws IOException, InterruptedException {
+    ConnectError why = new ConnectError();
     Options natsOptions =
         options
             .auth()
@@ -113,9 +115,14 @@ final class NatsStreamClient implements StreamClient {
             .maxReconnects(0)
             .connectionTimeout(options.publishTimeout())
             .connectionListener(this::connectionEvent)
-            .errorListener(new QuietErrors())
+            .errorListener(new QuietErrors(why))
             .build();
-    Connection c = Nats.connect(natsOptions);
+    Connection c;
+    try {
+      c = Nats.connect(natsOptions);
+    } catch (IOException e) {
+      throw why.explain(e);
+    }
     JetStreamOptions jso =
         JetStreamOptions.builder().requestTimeout(options.publishTimeout()).build();
     js = c.jetStream(jso);
@@ -365,6 +372,12 @@ final class NatsStreamClient implements StreamClient {
 
   /** jnats reports through this; the relay logs connection trouble itself. */
   private static final class QuietErrors implements ErrorListener {
+    private final ConnectError why;
+
+    QuietErrors(ConnectError why) {
+      this.why = why;
+    }
+
     @Override
     public void errorOccurred(Connection conn, String error) {
       log.warn("relay nats error={}", error);
@@ -372,6 +385,7 @@ final class NatsStreamClient implements StreamClient {
 
     @Override
     public void exceptionOccurred(Connection conn, Exception exp) {
+      why.saw(exp);
       log.debug("relay nats exception={}", exp.toString());
     }
   }

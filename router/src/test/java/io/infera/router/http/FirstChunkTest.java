@@ -60,7 +60,7 @@ class FirstChunkTest {
     Source src = new Source();
     int[] firsts = new int[1];
     List<String> seen = new ArrayList<>();
-    ReadStream<Buffer> fc = FirstChunk.watch(src, () -> firsts[0]++);
+    ReadStream<Buffer> fc = ObservedStream.of(src, new FirstChunk(() -> firsts[0]++));
     fc.handler(b -> seen.add(b.toString()));
     src.handler.handle(Buffer.buffer());
     assertThat(firsts[0]).isZero();
@@ -73,7 +73,7 @@ class FirstChunkTest {
   @Test
   void backpressureAndEndGoStraightToTheSource() {
     Source src = new Source();
-    ReadStream<Buffer> fc = FirstChunk.watch(src, () -> {});
+    ReadStream<Buffer> fc = ObservedStream.of(src, new FirstChunk(() -> {}));
     fc.pause().resume().fetch(3);
     boolean[] ended = new boolean[1];
     fc.endHandler(v -> ended[0] = true);

@@ -83,7 +83,7 @@ public class UsageTapBench {
   public CachedTokens streamTapped() {
     UsageTap tap = UsageTap.of(200, "text/event-stream");
     for (Buffer b : chunks) {
-      tap.accept(b);
+      tap.chunk(b);
     }
     return tap.result();
   }
@@ -91,7 +91,7 @@ public class UsageTapBench {
   @Benchmark
   public CachedTokens jsonTapped() {
     UsageTap tap = UsageTap.of(200, "application/json");
-    tap.accept(whole);
+    tap.chunk(whole);
     return tap.result();
   }
 }

@@ -20,7 +20,7 @@ class UsageTapTest {
     int i = 0;
     while (i < b.length) {
       int n = Math.min(b.length - i, 1 + r.nextInt(40));
-      tap.accept(Buffer.buffer().appendBytes(b, i, n));
+      tap.chunk(Buffer.buffer().appendBytes(b, i, n));
       i += n;
     }
   }
@@ -73,7 +73,7 @@ class UsageTapTest {
   void theWatchedStreamHandsOnTheSameBuffersAndDelegatesFlowControl() {
     HandStream in = new HandStream();
     UsageTap tap = UsageTap.of(200, "text/event-stream");
-    var watched = tap.watch(in);
+    var watched = ObservedStream.of(in, tap);
     java.util.List<Buffer> got = new java.util.ArrayList<>();
     boolean[] ended = {false};
     watched.handler(got::add).endHandler(v -> ended[0] = true).exceptionHandler(e -> {});
@@ -136,7 +136,7 @@ class UsageTapTest {
     assertThat(tap.result()).isEqualTo(new CachedTokens.Reported(32));
     // one buffer larger than the whole budget
     UsageTap big = UsageTap.of(200, "text/event-stream");
-    big.accept(Buffer.buffer(b));
+    big.chunk(Buffer.buffer(b));
     assertThat(big.result()).isEqualTo(new CachedTokens.Reported(32));
   }
 
@@ -156,7 +156,7 @@ class UsageTapTest {
       while (at < b.length) {
         int max = r.nextBoolean() ? 64 : 3 * UsageTap.SSE_TAIL_BYTES;
         int n = Math.min(b.length - at, 1 + r.nextInt(max));
-        tap.accept(Buffer.buffer().appendBytes(b, at, n));
+        tap.chunk(Buffer.buffer().appendBytes(b, at, n));
         at += n;
       }
       assertThat(tap.result()).as("seed %d", seed).isEqualTo(new CachedTokens.Reported(32));

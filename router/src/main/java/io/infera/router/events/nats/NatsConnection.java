@@ -1,6 +1,7 @@
 package io.infera.router.events.nats;
 
 import io.infera.router.events.Backoff;
+import io.infera.router.nats.ConnectError;
 import io.infera.router.nats.NatsAuth;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
@@ -8,6 +9,7 @@ import io.nats.client.ErrorListener;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -64,6 +66,7 @@ final class NatsConnection {
   Connection get() throws Exception {
     if (conn == null || conn.getStatus() == Connection.Status.CLOSED) {
       // Read the credential files at each connect: a rotated Secret reaches the next one.
+      ConnectError why = new ConnectError();
       Options options =
           auth.apply(new Options.Builder())
               .server(url)
@@ -72,9 +75,14 @@ final class NatsConnection {
               .reconnectDelayHandler(tries -> backoff.delay((int) Math.min(tries, 30)))
               .connectionTimeout(timeout)
               .connectionListener(this::onEvent)
-              .errorListener(new LoggingErrorListener())
+              .errorListener(new LoggingErrorListener(why))
               .build();
-      Connection c = Nats.connect(options);
+      Connection c;
+      try {
+        c = Nats.connect(options);
+      } catch (IOException e) {
+        throw why.explain(e);
+      }
       up();
       log.info(
           "nats connected url={} server={} auth={}", url, c.getConnectedUrl(), auth.describe());
@@ -145,6 +153,12 @@ final class NatsConnection {
 
   /** jnats errors into the router's log. */
   private final class LoggingErrorListener implements ErrorListener {
+    private final ConnectError why;
+
+    LoggingErrorListener(ConnectError why) {
+      this.why = why;
+    }
+
     @Override
     public void errorOccurred(Connection c, String error) {
       log.warn("nats error url={} error={}", url, error);
@@ -152,6 +166,7 @@ final class NatsConnection {
 
     @Override
     public void exceptionOccurred(Connection c, Exception e) {
+      why.saw(e);
       if (running.getAsBoolean()) {
         log.debug("nats exception url={} error={}", url, e.toString());
       }

@@ -112,7 +112,7 @@ final class DisaggregatedDispatch {
                     v -> {
                       prefill.close();
                       if (tap != null) {
-                        upstream.usage().report(prefill.plan(), tap.result());
+                        upstream.usage().report(prefill.plan(), tap);
                       }
                     });
                 resp.exceptionHandler(e -> prefill.close());

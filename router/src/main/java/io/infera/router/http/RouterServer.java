@@ -114,7 +114,16 @@ public final class RouterServer implements AutoCloseable {
                 limits,
                 metrics,
                 admin.cacheHitHeader(),
-                new UsageReports(rt.indexAccuracy(), rt.config().pageSize())),
+                new UsageReports(
+                    rt.indexAccuracy(),
+                    rt.config().pageSize(),
+                    task ->
+                        pool.executeBlocking(
+                            () -> {
+                              task.run();
+                              return null;
+                            },
+                            false))),
             engineTokenizer);
     var serverLimits = rt.config().server();
     this.publicGuard = new ConnectionGuard("public", serverLimits, serverLimits.maxConnections());

@@ -141,7 +141,7 @@ final class Upstream {
             ar -> {
               if (ar.succeeded()) {
                 if (tap != null) {
-                  usage.report(attempt.plan(), tap.result());
+                  usage.report(attempt.plan(), tap);
                 }
                 ex.finish(Integer.toString(resp.statusCode()));
                 return;

@@ -5,22 +5,30 @@ import io.infera.router.accuracy.IndexAccuracy;
 import io.infera.router.routing.RoutePlan;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
+import java.util.concurrent.Executor;
 
 /**
  * Hands the cached tokens an answer reports, with the pick that predicted them, to {@link
- * IndexAccuracy}. A request without full blocks predicts nothing and is not compared.
+ * IndexAccuracy}. A request without full blocks predicts nothing and is not compared. The answer's
+ * usage is parsed off the event loop (a JSON answer may be up to {@link UsageTap#MAX_JSON_BYTES}):
+ * the tap is handed over once the answer has ended and is not touched by the loop again.
  */
 final class UsageReports {
 
   /** Compares nothing (tests, and proxies built without a runtime). */
-  static final UsageReports NONE = new UsageReports(null, 1);
+  static final UsageReports NONE = new UsageReports(null, 1, Runnable::run);
 
   private final IndexAccuracy accuracy;
   private final int pageSize;
+  private final Executor offLoop;
 
-  UsageReports(IndexAccuracy accuracy, int pageSize) {
+  /**
+   * @param offLoop where taps are parsed and recorded: a worker pool, never an event loop
+   */
+  UsageReports(IndexAccuracy accuracy, int pageSize, Executor offLoop) {
     this.accuracy = accuracy;
     this.pageSize = pageSize;
+    this.offLoop = offLoop;
   }
 
   /** A tap for {@code resp}, the answer of {@code attempt}, or null when it is not compared. */
@@ -39,14 +47,19 @@ final class UsageReports {
     UsageTap tap = UsageTap.of(status, contentType);
     if (tap != null) {
       tap.chunk(body);
-      report(plan, tap.result());
+      report(plan, tap);
     }
   }
 
-  void report(RoutePlan plan, CachedTokens reported) {
+  /** The answer {@code tap} watched has ended: its usage is parsed and recorded off the loop. */
+  void report(RoutePlan plan, UsageTap tap) {
     if (accuracy == null) {
       return;
     }
+    offLoop.execute(() -> record(plan, tap.result()));
+  }
+
+  private void record(RoutePlan plan, CachedTokens reported) {
     accuracy.record(
         plan.worker().info().pool(),
         plan.hitBlocks(),

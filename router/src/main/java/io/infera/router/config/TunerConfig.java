@@ -15,7 +15,7 @@ public record TunerConfig(
 
   public static final double DEFAULT_MIN_WEIGHT = 0.25;
   public static final double DEFAULT_MAX_WEIGHT = 32.0;
-  public static final double DEFAULT_INITIAL_WEIGHT = 1.0;
+  public static final double DEFAULT_INITIAL_WEIGHT = 8.0;
   public static final int DEFAULT_EPOCH_REQUESTS = 16;
 
   /** Fewest and most requests per epoch. */

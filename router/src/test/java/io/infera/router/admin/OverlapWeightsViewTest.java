@@ -24,8 +24,8 @@ class OverlapWeightsViewTest {
         .containsEntry("pool", "workers")
         .containsEntry("role", "mixed")
         .containsEntry("mode", "auto")
-        .containsEntry("weight", 1.0)
-        .containsEntry("probes", List.of(0.5, 2.0))
+        .containsEntry("weight", 8.0)
+        .containsEntry("probes", List.of(4.0, 16.0))
         .containsEntry("samples", 1L)
         .containsEntry("last_difference", null);
     assertThat(w.get("decisions"))

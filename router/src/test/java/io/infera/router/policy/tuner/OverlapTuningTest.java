@@ -68,7 +68,7 @@ class OverlapTuningTest {
 
   @Test
   void peersAreMergedBySampleWeightedGeometricMeanWithOneStepHysteresis() {
-    OverlapTuning t = new OverlapTuning(PolicyConfig.tuned(PolicyName.KV_AWARE));
+    OverlapTuning t = new OverlapTuning(fromOne());
     t.booked("p", Role.MIXED, 1).firstToken(5, true);
     // one peer with as little evidence, one grid step above: the mean is half a step away
     double step = Math.pow(2, WeightTuner.STEP_LOG2);
@@ -84,7 +84,7 @@ class OverlapTuningTest {
 
   @Test
   void peersExpire() {
-    OverlapTuning t = new OverlapTuning(PolicyConfig.tuned(PolicyName.KV_AWARE));
+    OverlapTuning t = new OverlapTuning(fromOne());
     t.booked("p", Role.MIXED, 1);
     t.mergePeer("r1", List.of(new OverlapTuning.Estimate("p", Role.MIXED, 32, 100_000)), 0);
     double pulled = t.status().get(0).s().weight();
@@ -106,5 +106,20 @@ class OverlapTuningTest {
     t.booked("late", Role.DECODE, 1);
     t.booked("late", Role.DECODE, 1);
     assertThat(heard).containsExactly("early/MIXED/true", "late/DECODE/true");
+  }
+
+  /** The router's default tuning, starting at 1.0 (these tests count grid steps from there). */
+  private static PolicyConfig fromOne() {
+    return new PolicyConfig(
+        PolicyName.KV_AWARE,
+        PolicyConfig.DEFAULT_OVERLAP_WEIGHT,
+        null,
+        null,
+        io.infera.router.config.OverlapWeightMode.AUTO,
+        new TunerConfig(
+            TunerConfig.DEFAULT_MIN_WEIGHT,
+            TunerConfig.DEFAULT_MAX_WEIGHT,
+            1.0,
+            TunerConfig.DEFAULT_EPOCH_REQUESTS));
   }
 }

@@ -14,8 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Decode input demand's meters, named exactly as the router this one replaces names them (its
- * {@code infera_router_} names, an exception to this router's own {@code infera_<what>} names): {@code
- * infera_router_decode_demand_tokens{target}} and {@code
+ * {@code infera_router_} names, an exception to this router's own {@code infera_<what>} names):
+ * {@code infera_router_decode_demand_tokens{target}} and {@code
  * infera_router_decode_demand_requests{target}} (gauges per decode target, from its first
  * reservation until its worker leaves discovery) and {@code
  * infera_router_decode_demand_decisions_total{mode,input,agrees}}. Thread-safe.

@@ -20,6 +20,7 @@ class DecodeDemandConfigTest {
       """
       model: m
       tokenizer: {path: 'builtin:qwen3'}
+      discovery: {workers: [{id: w0, url: 'http://127.0.0.1:1'}]}
       """;
 
   @Test

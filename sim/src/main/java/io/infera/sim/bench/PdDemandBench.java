@@ -78,9 +78,13 @@ public final class PdDemandBench {
       double stepMs,
       double stepMsPer100kTokens) {
 
-    /** The standard decode-heavy workload: 4,000 requests on 2 prefill and 4 decode workers. */
+    /**
+     * The standard decode-heavy workload: 4,000 requests at 40/s, prompts of 2,000 to 24,000
+     * tokens, 32 to 128 output tokens, on 4 prefill and 4 decode workers (about 30 requests in
+     * flight per decode worker).
+     */
     public static Spec standard() {
-      return new Spec(4_000, 20, 12, 2_000, 24_000, 8, 48, 2, 4, 250_000, 15, 10);
+      return new Spec(4_000, 40, 12, 2_000, 24_000, 32, 128, 4, 4, 400_000, 15, 2);
     }
   }
 

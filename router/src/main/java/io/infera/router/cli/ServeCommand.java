@@ -73,6 +73,32 @@ public final class ServeCommand implements Callable<Integer> {
   String decodeWeight;
 
   @Option(
+      names = "--decode-input-demand",
+      paramLabel = "MODE",
+      description =
+          "Decode input-demand routing (kv-aware only): off (default), shadow (the usual decode"
+              + " pick, plus demand bookkeeping, a suggested target and decision metrics) or on"
+              + " (the decode worker or rank with the fewest projected in-flight input tokens"
+              + " wins).")
+  String decodeInputDemand;
+
+  @Option(
+      names = "--decode-request-weight",
+      paramLabel = "W",
+      description =
+          "Tokens each in-flight request adds to a decode target's demand cost (default 0;"
+              + " needs --decode-input-demand shadow or on).")
+  String decodeRequestWeight;
+
+  @Option(
+      names = "--pd-prefill-guard-release",
+      paramLabel = "WHEN",
+      description =
+          "When a prefill/decode pair's prefill booking is released: decode (default: when the"
+              + " decode half ends) or completion (when the prefill answer completes).")
+  String prefillGuardRelease;
+
+  @Option(
       names = "--router-tokenizer-path",
       paramLabel = "PATH",
       description =
@@ -119,6 +145,9 @@ public final class ServeCommand implements Callable<Integer> {
     flags.put("--kv-overlap-weight", overlapWeight);
     flags.put("--kv-prefill-overlap-weight", prefillWeight);
     flags.put("--kv-decode-overlap-weight", decodeWeight);
+    flags.put("--decode-input-demand", decodeInputDemand);
+    flags.put("--decode-request-weight", decodeRequestWeight);
+    flags.put("--pd-prefill-guard-release", prefillGuardRelease);
     flags.put("--router-tokenizer-path", tokenizerPath);
     flags.put("--kv-event-transport", transport);
     flags.put("--discovery-backend", backend);

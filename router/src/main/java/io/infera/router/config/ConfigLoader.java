@@ -105,6 +105,9 @@ public final class ConfigLoader {
           Map.entry("--kv-overlap-weight", "policy.overlapWeight"),
           Map.entry("--kv-prefill-overlap-weight", "policy.prefillOverlapWeight"),
           Map.entry("--kv-decode-overlap-weight", "policy.decodeOverlapWeight"),
+          Map.entry("--decode-input-demand", "policy.decodeInputDemand"),
+          Map.entry("--decode-request-weight", "policy.decodeRequestWeight"),
+          Map.entry("--pd-prefill-guard-release", "policy.prefillGuardRelease"),
           Map.entry("--router-tokenizer-path", "tokenizer.path"),
           Map.entry("--kv-event-transport", "events.transport"),
           Map.entry("--discovery-backend", "discovery.backend"),
@@ -338,7 +341,10 @@ public final class ConfigLoader {
         "overlapWeightMode",
         "tuner",
         "engineLoad",
-        "load");
+        "load",
+        "decodeInputDemand",
+        "decodeRequestWeight",
+        "prefillGuardRelease");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -564,8 +570,56 @@ public final class ConfigLoader {
             index,
             server,
             admin,
-            engineLoad(pol.child("engineLoad"), optOutWorkers, optOutPools)),
+            engineLoad(pol.child("engineLoad"), optOutWorkers, optOutPools),
+            decodeDemand(pol, policyName)),
         unknown.result());
+  }
+
+  /**
+   * {@code policy.decodeInputDemand}, {@code policy.decodeRequestWeight} and {@code
+   * policy.prefillGuardRelease}. YAML reads an unquoted {@code off} / {@code on} as a boolean:
+   * false is off and true is on.
+   */
+  private static DecodeDemandConfig decodeDemand(ConfigNode pol, PolicyName policy)
+      throws ConfigException {
+    Object raw = pol.map.get("decodeInputDemand");
+    DecodeDemandConfig.Mode mode;
+    if (raw == null) {
+      mode = DecodeDemandConfig.DEFAULTS.mode();
+    } else if (raw instanceof Boolean b) {
+      mode = b ? DecodeDemandConfig.Mode.ON : DecodeDemandConfig.Mode.OFF;
+    } else if (raw instanceof String s) {
+      try {
+        mode = DecodeDemandConfig.Mode.parse(s);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("policy.decodeInputDemand: " + e.getMessage());
+      }
+    } else {
+      throw new ConfigException(
+          "policy.decodeInputDemand: expected off, shadow or on, got '" + raw + "'");
+    }
+    if (mode != DecodeDemandConfig.Mode.OFF && policy != PolicyName.KV_AWARE) {
+      throw new ConfigException(
+          "policy.decodeInputDemand: "
+              + mode.wire()
+              + " requires policy.name kv-aware, got "
+              + policy.wireName());
+    }
+    String release = pol.string("prefillGuardRelease", null);
+    DecodeDemandConfig.GuardRelease guard = DecodeDemandConfig.DEFAULTS.prefillGuardRelease();
+    if (release != null) {
+      try {
+        guard = DecodeDemandConfig.GuardRelease.parse(release);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("policy.prefillGuardRelease: " + e.getMessage());
+      }
+    }
+    double weight = pol.number("decodeRequestWeight", 0);
+    try {
+      return new DecodeDemandConfig(mode, weight, guard);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("policy." + e.getMessage());
+    }
   }
 
   /** {@code policy.engineLoad.*} plus the per-pool and per-worker opt-outs. */

@@ -12,6 +12,8 @@ import java.util.List;
  * @param loraAdapters LoRA adapter names the engines serve as extra models
  * @param pageSize the fleet's one KV block size
  * @param engineLoad engine-reported load ({@code policy.engineLoad.*}); null = defaults
+ * @param decodeDemand decode input-demand routing ({@code policy.decodeInputDemand} and its
+ *     companions); null = defaults (off)
  */
 public record RouterConfig(
     String model,
@@ -26,12 +28,46 @@ public record RouterConfig(
     Index index,
     ServerLimits server,
     Admin admin,
-    EngineLoadConfig engineLoad) {
+    EngineLoadConfig engineLoad,
+    DecodeDemandConfig decodeDemand) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
     index = index == null ? Index.defaults() : index;
     engineLoad = engineLoad == null ? EngineLoadConfig.DEFAULTS : engineLoad;
+    decodeDemand = decodeDemand == null ? DecodeDemandConfig.DEFAULTS : decodeDemand;
+  }
+
+  /** A config with decode input demand at its defaults (off). */
+  public RouterConfig(
+      String model,
+      List<String> loraAdapters,
+      int pageSize,
+      Tokenizer tokenizer,
+      PolicyConfig policy,
+      Events events,
+      Discovery discovery,
+      Limits limits,
+      Listen listen,
+      Index index,
+      ServerLimits server,
+      Admin admin,
+      EngineLoadConfig engineLoad) {
+    this(
+        model,
+        loraAdapters,
+        pageSize,
+        tokenizer,
+        policy,
+        events,
+        discovery,
+        limits,
+        listen,
+        index,
+        server,
+        admin,
+        engineLoad,
+        null);
   }
 
   /** A config with engine-reported load at its defaults. */
@@ -61,6 +97,7 @@ public record RouterConfig(
         index,
         server,
         admin,
+        null,
         null);
   }
 

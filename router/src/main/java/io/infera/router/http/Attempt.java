@@ -3,10 +3,10 @@ package io.infera.router.http;
 import io.infera.router.routing.RoutePlan;
 
 /**
- * One try of a request on one worker. It owns the pick's booking and reports the worker's outcome
- * to its circuit breaker; every path that ends the try calls {@link #close}, and only the first
- * call releases the booking, so no ending can leak or double-release in-flight load. Touched only
- * from the request's event-loop context.
+ * One try of a request on one worker. It owns the pick's booking (and, for a decode half, its input
+ * demand reservation) and reports the worker's outcome to its circuit breaker; every path that ends
+ * the try calls {@link #close}, and only the first call releases the booking, so no ending can leak
+ * or double-release in-flight load. Touched only from the request's event-loop context.
  */
 final class Attempt {
 
@@ -78,9 +78,16 @@ final class Attempt {
     plan.worker().breaker().onFault();
   }
 
-  /** Ends the try; only the first call releases the booking. */
+  /** Whether {@link #sent} was called: the request went (or is going) to the worker. */
+  boolean wasSent() {
+    return sentNanos >= 0;
+  }
+
+  /**
+   * Ends the try; only the first call releases the booking and the decode input-demand reservation.
+   */
   void close() {
-    plan.booking().release();
+    plan.release();
     if (plan.probe() != null) {
       plan.probe().abandon(); // no-op once the first token was reported
     }

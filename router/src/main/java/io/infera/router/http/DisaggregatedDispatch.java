@@ -1,5 +1,6 @@
 package io.infera.router.http;
 
+import io.infera.router.config.DecodeDemandConfig;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
 import io.infera.router.routing.RoutingFailure;
@@ -30,14 +31,24 @@ final class DisaggregatedDispatch {
   private final Upstream upstream;
   private final WorkerExecutor pool;
   private final ProxyMetrics metrics;
+  private final DecodeDemandConfig.GuardRelease guardRelease;
 
   /** Prefill workers already warned about for answering without {@code kv_transfer_params}. */
   private final OncePerWorker warnedNoKv = new OncePerWorker();
 
-  DisaggregatedDispatch(Upstream upstream, WorkerExecutor pool, ProxyMetrics metrics) {
+  /**
+   * @param guardRelease when the prefill half's booking is released ({@code
+   *     policy.prefillGuardRelease})
+   */
+  DisaggregatedDispatch(
+      Upstream upstream,
+      WorkerExecutor pool,
+      ProxyMetrics metrics,
+      DecodeDemandConfig.GuardRelease guardRelease) {
     this.upstream = upstream;
     this.pool = pool;
     this.metrics = metrics;
+    this.guardRelease = guardRelease;
   }
 
   void start(Exchange ex, RequestRouter.Pick.Pair pair) {
@@ -45,6 +56,11 @@ final class DisaggregatedDispatch {
     Attempt decode = new Attempt(pair.decode());
     ex.main = decode;
     ex.prefill = prefill;
+    ex.prefillHeldUntilEnd = guardRelease == DecodeDemandConfig.GuardRelease.DECODE;
+    if (pair.decode().demand() != null && log.isDebugEnabled()) {
+      // Targets and token counts only: never the prompt or a session key.
+      log.debug("decode demand request_id={} {}", ex.requestId, pair.decode().demand().describe());
+    }
     String engine = pair.prefill().worker().info().engine();
     String decodeEngine = pair.decode().worker().info().engine();
     if (!engine.equals(decodeEngine) || !(engine.equals("sglang") || engine.equals("vllm"))) {
@@ -110,7 +126,7 @@ final class DisaggregatedDispatch {
                 UsageTap tap = upstream.usage().tap(prefill, resp);
                 resp.endHandler(
                     v -> {
-                      prefill.close();
+                      prefillCompleted(ex, prefill);
                       if (tap != null) {
                         upstream.usage().report(prefill.plan(), tap);
                       }
@@ -182,7 +198,14 @@ final class DisaggregatedDispatch {
               }
               prefill.firstToken(); // the one-token answer's head: its prompt is computed
               Upstream.readAtMost(resp, MAX_PREFILL_ANSWER_BYTES)
-                  .andThen(b -> prefill.close())
+                  .andThen(
+                      b -> {
+                        if (b.succeeded()) {
+                          prefillCompleted(ex, prefill);
+                        } else {
+                          prefill.close();
+                        }
+                      })
                   .andThen(
                       b -> {
                         if (b.succeeded()) {
@@ -218,6 +241,17 @@ final class DisaggregatedDispatch {
                         sendDecode(ex, decode, d.result().body());
                       });
             });
+  }
+
+  /**
+   * The prefill answer completed: with {@code prefillGuardRelease: completion} its booking goes
+   * now; with {@code decode} it stays until the request ends ({@link Exchange#finish} releases it,
+   * at once if the request already has).
+   */
+  private static void prefillCompleted(Exchange ex, Attempt prefill) {
+    if (!ex.prefillHeldUntilEnd || ex.finished) {
+      prefill.close();
+    }
   }
 
   /** The 502 message for a prefill answer that could not be read or used. */

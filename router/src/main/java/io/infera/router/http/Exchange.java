@@ -35,6 +35,12 @@ final class Exchange {
   /** Disaggregated: the prefill half, whose answer is read away (it ends itself). */
   Attempt prefill;
 
+  /**
+   * Disaggregated, {@code policy.prefillGuardRelease: decode}: the prefill booking stays until the
+   * request ends (then {@link #finish} releases it), not only until the prefill answer completes.
+   */
+  boolean prefillHeldUntilEnd;
+
   HttpClientRequest upstream;
   HttpClientRequest prefillUpstream;
   RoutingFailure lastUpstreamFailure;
@@ -76,8 +82,10 @@ final class Exchange {
     if (main != null) {
       main.close();
     }
-    if (prefill != null && clientGone) {
-      prefill.close(); // otherwise it closes when the prefill answer ends
+    // Otherwise the prefill half closes when its answer ends; one never sent (an abandoned pick)
+    // has no answer to wait for.
+    if (prefill != null && (clientGone || prefillHeldUntilEnd || !prefill.wasSent())) {
+      prefill.close();
     }
     String worker = main == null ? null : main.worker();
     metrics.request(status, worker, System.nanoTime() - start);

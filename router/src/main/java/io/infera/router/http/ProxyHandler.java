@@ -45,7 +45,9 @@ final class ProxyHandler {
     this.metrics = metrics;
     this.upstream = upstream;
     this.engineTokenizer = engineTokenizer;
-    this.disaggregated = new DisaggregatedDispatch(upstream, pool, metrics);
+    this.disaggregated =
+        new DisaggregatedDispatch(
+            upstream, pool, metrics, rt.config().decodeDemand().prefillGuardRelease());
   }
 
   void handle(RoutingContext ctx, Endpoint endpoint) {
@@ -111,7 +113,8 @@ final class ProxyHandler {
   }
 
   private void attempt(Exchange ex) {
-    RequestRouter.Pick pick = rt.router().pick(ex.analyzed.hashes(), ex.tried, 0);
+    RequestRouter.Pick pick =
+        rt.router().pick(ex.analyzed.hashes(), ex.analyzed.input(), ex.tried, 0);
     if (pick instanceof RequestRouter.Pick.Failed f) {
       ex.fail(ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
       return;

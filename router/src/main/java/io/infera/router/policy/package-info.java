@@ -5,6 +5,8 @@
  * it reads a match result and a load snapshot and returns a decision with every candidate's score.
  * Booking happens after the pick, in the request path, through {@link
  * io.infera.router.policy.LoadTracker#book}, whose {@link io.infera.router.policy.Booking} is
- * released exactly once whichever way the request ends.
+ * released exactly once whichever way the request ends. Decode input demand follows the same rule:
+ * {@link io.infera.router.policy.DemandSelection} is pure, and {@link
+ * io.infera.router.policy.DecodeDemand} books a reservation after it that is released exactly once.
  */
 package io.infera.router.policy;

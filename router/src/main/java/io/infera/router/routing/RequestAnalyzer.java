@@ -6,6 +6,7 @@ import io.infera.router.json.JsonException;
 import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.RequestHasher;
 import io.infera.router.kv.RequestHashes;
+import io.infera.router.policy.InputTokens;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.ContentFormat;
@@ -58,6 +59,8 @@ public final class RequestAnalyzer {
    * @param tokens prompt tokens, or -1 when unknown
    * @param firstParent the hash chain's first parent (LoRA / cache salt), for engine mode
    * @param tokenizeFailure why the prompt could not be tokenized, or null
+   * @param input the input tokens decode input demand counts ({@link InputTokenCount}); null
+   *     derives them from {@code body} and {@code tokens}
    */
   public record Analyzed(
       Endpoint endpoint,
@@ -69,7 +72,40 @@ public final class RequestAnalyzer {
       int tokens,
       long firstParent,
       long analyzeNanos,
-      String tokenizeFailure) {
+      String tokenizeFailure,
+      InputTokens input) {
+
+    public Analyzed {
+      if (input == null) {
+        input = body == null ? InputTokens.NONE : InputTokenCount.of(body, tokens);
+      }
+    }
+
+    /** An analysis whose input tokens are derived from its body and token count. */
+    public Analyzed(
+        Endpoint endpoint,
+        Map<String, Object> body,
+        String model,
+        boolean stream,
+        Prompt prompt,
+        RequestHashes hashes,
+        int tokens,
+        long firstParent,
+        long analyzeNanos,
+        String tokenizeFailure) {
+      this(
+          endpoint,
+          body,
+          model,
+          stream,
+          prompt,
+          hashes,
+          tokens,
+          firstParent,
+          analyzeNanos,
+          tokenizeFailure,
+          null);
+    }
 
     /** An analysis with only the page-size chain (tests, callers that hash themselves). */
     public Analyzed(
@@ -101,8 +137,12 @@ public final class RequestAnalyzer {
       return withTokens(RequestHashes.of(newHashes), newTokens, failure);
     }
 
-    /** The same request with tokens obtained elsewhere (the engine's /tokenize). */
+    /**
+     * The same request with tokens obtained elsewhere (the engine's /tokenize): their count is
+     * exact unless the request has media; without one the estimate made at analysis stays.
+     */
     public Analyzed withTokens(RequestHashes newHashes, int newTokens, String failure) {
+      InputTokens in = newTokens >= 0 ? input.counted(newTokens) : input;
       return new Analyzed(
           endpoint,
           body,
@@ -113,7 +153,8 @@ public final class RequestAnalyzer {
           newTokens,
           firstParent,
           analyzeNanos,
-          failure);
+          failure,
+          in);
     }
 
     /** True when the local tokenizer was absent and the engine should tokenize. */

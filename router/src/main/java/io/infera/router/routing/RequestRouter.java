@@ -1,5 +1,6 @@
 package io.infera.router.routing;
 
+import io.infera.router.config.DecodeDemandConfig;
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.PolicyName;
 import io.infera.router.config.Role;
@@ -11,6 +12,11 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
+import io.infera.router.policy.DecodeDemand;
+import io.infera.router.policy.DemandPick;
+import io.infera.router.policy.DemandSelection;
+import io.infera.router.policy.DemandTarget;
+import io.infera.router.policy.InputTokens;
 import io.infera.router.policy.LoadSnapshot;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.Overlap;
@@ -64,6 +70,11 @@ public final class RequestRouter {
   private final Object pickLock = new Object();
   private volatile int tieRotation;
   private volatile EngineLoadTable engineLoad;
+  private volatile DemandParts demand;
+
+  /** Decode input demand, when attached: its settings, bookkeeping and meters. */
+  private record DemandParts(
+      DecodeDemandConfig config, DecodeDemand table, DecodeDemandMeters meters) {}
 
   /**
    * @param approx the learned history for {@code approx-prefix} (ignored by other policies)
@@ -120,12 +131,20 @@ public final class RequestRouter {
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
   public Pick pick(RequestHashes hashes, Set<WorkerId> exclude, long hashNanos) {
+    return pick(hashes, InputTokens.NONE, exclude, hashNanos);
+  }
+
+  /**
+   * As {@link #pick(RequestHashes, Set, long)}, with the request's input tokens for decode input
+   * demand (used only by a decode pick with {@code policy.decodeInputDemand} shadow or on).
+   */
+  public Pick pick(RequestHashes hashes, InputTokens input, Set<WorkerId> exclude, long hashNanos) {
     long t0 = nanoTime.getAsLong();
     List<Fleet.Member> mixed = fleet.routable(FULL_REQUEST_ROLES, exclude);
     Pick pick;
     RoutePlan cachePlan;
     if (!mixed.isEmpty()) {
-      RoutePlan plan = choose(mixed, hashes, true);
+      RoutePlan plan = choose(mixed, hashes, null, true);
       pick = new Pick.Ok(plan);
       cachePlan = plan;
     } else {
@@ -134,8 +153,8 @@ public final class RequestRouter {
       if (prefill.isEmpty() || decode.isEmpty()) {
         return new Pick.Failed(noWorker(exclude));
       }
-      RoutePlan p = choose(prefill, hashes, true);
-      pick = new Pick.Pair(p, choose(decode, hashes, true));
+      RoutePlan p = choose(prefill, hashes, null, true);
+      pick = new Pick.Pair(p, choose(decode, hashes, input, true));
       cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
     if (metrics != null) {
@@ -162,7 +181,7 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }
-    return new Pick.Ok(choose(members, hashes, false));
+    return new Pick.Ok(choose(members, hashes, null, false));
   }
 
   /**
@@ -171,9 +190,15 @@ public final class RequestRouter {
    * bookings instead of all choosing the same least-loaded worker (a herd). A booked pick also
    * teaches the approx-prefix history that the winner now holds these blocks.
    *
+   * <p>A decode pick with decode input demand attached also projects every decode target's input
+   * demand inside the same critical section, reserves the request's tokens on the target taken (the
+   * original one in shadow mode, the suggested one in on mode) and books that worker.
+   *
+   * @param input the request's input tokens for a decode pick (null for prefill and mixed picks)
    * @param book false for {@link #explain}: no booking, nothing learned
    */
-  private RoutePlan choose(List<Fleet.Member> members, RequestHashes request, boolean book) {
+  private RoutePlan choose(
+      List<Fleet.Member> members, RequestHashes request, InputTokens input, boolean book) {
     List<Fleet.Member> ordered = rotate(members);
     List<Worker> candidates = ordered.stream().map(Fleet.Member::asWorker).toList();
     // Load, booking and the approx-prefix history count blocks of the page size.
@@ -191,9 +216,20 @@ public final class RequestRouter {
     Decision d;
     Booking booking = null;
     Probe probe = null;
+    DemandPick demandPick = null;
+    DemandParts dm = input != null && policy instanceof RoutingPolicy.KvAware ? demand : null;
+    int rank;
     if (book) {
       synchronized (pickLock) {
         d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
+        rank = match == null ? 0 : match.bestRank(d.winner());
+        if (dm != null) {
+          demandPick = demandPick(dm, ordered, d, rank, input);
+          if (!demandPick.actual().worker().equals(d.winner())) {
+            d = new Decision(demandPick.actual().worker(), d.requestBlocks(), d.scores());
+          }
+          rank = demandPick.actual().rank();
+        }
         booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
         if (policy instanceof RoutingPolicy.KvAware) {
           Fleet.Member w = fleet.member(d.winner());
@@ -207,11 +243,69 @@ public final class RequestRouter {
       if (approxPrefix()) {
         approx.record(d.winner(), hashes);
       }
+      if (demandPick != null) {
+        dm.meters().decided(demandPick);
+      }
     } else {
       d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
+      rank = match == null ? 0 : match.bestRank(d.winner());
     }
-    int rank = match == null ? 0 : match.bestRank(d.winner());
-    return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe);
+    return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe, demandPick);
+  }
+
+  /**
+   * The decode input-demand step, under the pick lock: every candidate's ranks projected, the
+   * suggestion, the target taken (on: the suggestion; shadow: the original pick) and its
+   * reservation.
+   */
+  private static DemandPick demandPick(
+      DemandParts dm, List<Fleet.Member> ordered, Decision d, int originalRank, InputTokens input) {
+    List<DemandSelection.Candidate> candidates = new ArrayList<>();
+    DemandTarget original = null;
+    for (Fleet.Member m : ordered) {
+      WorkerId id = m.info().id();
+      int dp = Math.max(1, m.info().dpSize());
+      double originalLoad = score(d, id).loadTerm();
+      for (int r = 0; r < dp; r++) {
+        DemandTarget t = new DemandTarget(id, r, dp);
+        DecodeDemand.Load l = dm.table().load(t);
+        candidates.add(new DemandSelection.Candidate(t, l.tokens(), l.requests(), originalLoad));
+        if (id.equals(d.winner()) && r == Math.min(originalRank, dp - 1)) {
+          original = t;
+        }
+      }
+    }
+    long tokens = input.demand();
+    DemandSelection.Choice c =
+        DemandSelection.select(candidates, tokens, dm.config().requestWeight());
+    DemandTarget actual =
+        dm.config().mode() == DecodeDemandConfig.Mode.ON ? c.suggested() : original;
+    return new DemandPick(
+        dm.config().mode(),
+        input,
+        c.projected(),
+        original,
+        c.suggested(),
+        actual,
+        dm.table().reserve(actual, tokens));
+  }
+
+  private static Decision.Score score(Decision d, WorkerId id) {
+    for (Decision.Score s : d.scores()) {
+      if (s.worker().equals(id)) {
+        return s;
+      }
+    }
+    throw new IllegalStateException("candidate " + id + " has no score");
+  }
+
+  /**
+   * Decode input demand for every decode pick from now on ({@code config.mode()} shadow or on; off
+   * detaches it). Kv-aware only: other policies ignore it.
+   */
+  public void attachDecodeDemand(
+      DecodeDemandConfig config, DecodeDemand table, DecodeDemandMeters meters) {
+    this.demand = config.books() ? new DemandParts(config, table, meters) : null;
   }
 
   /**

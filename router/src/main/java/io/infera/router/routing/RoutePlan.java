@@ -2,6 +2,7 @@ package io.infera.router.routing;
 
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.Decision;
+import io.infera.router.policy.DemandPick;
 import io.infera.router.policy.tuner.Probe;
 
 /**
@@ -11,9 +12,33 @@ import io.infera.router.policy.tuner.Probe;
  * @param booking released exactly once when the attempt ends, whichever way
  * @param probe the overlap-weight tuner's pending report for this pick (its first token, or its end
  *     without one); null when the weight is fixed, the policy ignores overlap, or for an explain
+ * @param demand the decode input-demand decision and its reservation, released with the booking;
+ *     null unless this is a decode pick with {@code policy.decodeInputDemand} shadow or on
  */
 public record RoutePlan(
-    Fleet.Member worker, Decision decision, Booking booking, int dpRank, Probe probe) {
+    Fleet.Member worker,
+    Decision decision,
+    Booking booking,
+    int dpRank,
+    Probe probe,
+    DemandPick demand) {
+
+  /** A plan without decode input demand. */
+  public RoutePlan(
+      Fleet.Member worker, Decision decision, Booking booking, int dpRank, Probe probe) {
+    this(worker, decision, booking, dpRank, probe, null);
+  }
+
+  /**
+   * Releases the booking and the demand reservation; returns true only for the call that released
+   * the booking. Every terminal path of the attempt calls it; extra calls are ignored.
+   */
+  public boolean release() {
+    if (demand != null) {
+      demand.reservation().release();
+    }
+    return booking.release();
+  }
 
   public int hitBlocks() {
     return decision.winnerScore().hits();

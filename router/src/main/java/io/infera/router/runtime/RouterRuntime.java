@@ -15,8 +15,10 @@ import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
 import io.infera.router.policy.ApproxPrefixIndex;
+import io.infera.router.policy.DecodeDemand;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.routing.AnalysisBudget;
+import io.infera.router.routing.DecodeDemandMeters;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
@@ -83,6 +85,8 @@ public final class RouterRuntime implements AutoCloseable {
   private final SharedLoad sharedLoad;
   private final EngineLoadTable engineLoad;
   private final EngineScraper engineScraper;
+  private final DecodeDemand decodeDemand = new DecodeDemand();
+  private final DecodeDemandMeters decodeDemandMeters;
   private volatile boolean shuttingDown;
   private volatile boolean eventsWarm;
   // Latched: the router became ready without its index (the event source was unreachable); it
@@ -144,6 +148,9 @@ public final class RouterRuntime implements AutoCloseable {
       this.engineScraper = null;
     }
     new TunerMeters(router.tuning()).bindTo(registry);
+    // Decode input demand (shadow or on): booked in the pick, released with the decode half.
+    this.decodeDemandMeters = new DecodeDemandMeters(decodeDemand, registry);
+    router.attachDecodeDemand(config.decodeDemand(), decodeDemand, decodeDemandMeters);
     // With NATS, replicas share their in-flight load so N routers do not herd onto one worker.
     this.sharedLoad =
         config.events().transport() == RouterConfig.Transport.NATS
@@ -216,6 +223,8 @@ public final class RouterRuntime implements AutoCloseable {
       load.forget(gone);
       approx.forget(gone);
       engineLoad.forget(gone);
+      decodeDemand.forget(gone);
+      decodeDemandMeters.forget(gone);
       workerMeters.unbind(gone);
     }
     for (WorkerInfo w : change.added()) {
@@ -394,6 +403,11 @@ public final class RouterRuntime implements AutoCloseable {
 
   public RequestRouter router() {
     return router;
+  }
+
+  /** Decode input demand per decode target (empty unless shadow or on books it). */
+  public DecodeDemand decodeDemand() {
+    return decodeDemand;
   }
 
   public RequestAnalyzer analyzer() {

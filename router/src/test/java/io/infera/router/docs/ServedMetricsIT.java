@@ -90,6 +90,21 @@ class ServedMetricsIT {
         engineTable.bindTo(transports);
         engineTable.failed(io.infera.router.kv.WorkerId.of("w0"), ScrapeOutcome.TIMEOUT);
         engineTable.scrapeTook(1_000_000);
+        // Decode input demand is off by default: its meters after one decode pick.
+        io.infera.router.policy.DecodeDemand demandTable =
+            new io.infera.router.policy.DecodeDemand();
+        io.infera.router.policy.DemandTarget target =
+            new io.infera.router.policy.DemandTarget(io.infera.router.kv.WorkerId.of("d0"), 0, 1);
+        new io.infera.router.routing.DecodeDemandMeters(demandTable, transports)
+            .decided(
+                new io.infera.router.policy.DemandPick(
+                    io.infera.router.config.DecodeDemandConfig.Mode.ON,
+                    io.infera.router.policy.InputTokens.NONE,
+                    List.of(),
+                    target,
+                    target,
+                    target,
+                    demandTable.reserve(target, 10)));
         routerNames = names(r.runtime.scrape() + "\n" + transports.scrape());
       }
     } finally {

@@ -338,7 +338,8 @@ public final class ConfigLoader {
         "overlapWeightMode",
         "tuner",
         "engineLoad",
-        "load");
+        "load",
+        "multimodal");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -564,8 +565,21 @@ public final class ConfigLoader {
             index,
             server,
             admin,
-            engineLoad(pol.child("engineLoad"), optOutWorkers, optOutPools)),
+            engineLoad(pol.child("engineLoad"), optOutWorkers, optOutPools),
+            multimodal(pol.child("multimodal"))),
         unknown.result());
+  }
+
+  /** {@code policy.multimodal.*}: the image-affinity memory per worker. */
+  private static MultimodalConfig multimodal(ConfigNode m) throws ConfigException {
+    m.only("affinityEntries");
+    return new MultimodalConfig(
+        (int)
+            m.integer(
+                "affinityEntries",
+                MultimodalConfig.DEFAULT_AFFINITY_ENTRIES,
+                1,
+                MultimodalConfig.MAX_AFFINITY_ENTRIES));
   }
 
   /** {@code policy.engineLoad.*} plus the per-pool and per-worker opt-outs. */

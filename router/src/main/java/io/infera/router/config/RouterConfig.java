@@ -12,6 +12,7 @@ import java.util.List;
  * @param loraAdapters LoRA adapter names the engines serve as extra models
  * @param pageSize the fleet's one KV block size
  * @param engineLoad engine-reported load ({@code policy.engineLoad.*}); null = defaults
+ * @param multimodal image affinity ({@code policy.multimodal.*}); null = defaults
  */
 public record RouterConfig(
     String model,
@@ -26,12 +27,46 @@ public record RouterConfig(
     Index index,
     ServerLimits server,
     Admin admin,
-    EngineLoadConfig engineLoad) {
+    EngineLoadConfig engineLoad,
+    MultimodalConfig multimodal) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
     index = index == null ? Index.defaults() : index;
     engineLoad = engineLoad == null ? EngineLoadConfig.DEFAULTS : engineLoad;
+    multimodal = multimodal == null ? MultimodalConfig.DEFAULTS : multimodal;
+  }
+
+  /** A config with image affinity at its defaults. */
+  public RouterConfig(
+      String model,
+      List<String> loraAdapters,
+      int pageSize,
+      Tokenizer tokenizer,
+      PolicyConfig policy,
+      Events events,
+      Discovery discovery,
+      Limits limits,
+      Listen listen,
+      Index index,
+      ServerLimits server,
+      Admin admin,
+      EngineLoadConfig engineLoad) {
+    this(
+        model,
+        loraAdapters,
+        pageSize,
+        tokenizer,
+        policy,
+        events,
+        discovery,
+        limits,
+        listen,
+        index,
+        server,
+        admin,
+        engineLoad,
+        null);
   }
 
   /** A config with engine-reported load at its defaults. */
@@ -61,7 +96,7 @@ public record RouterConfig(
         index,
         server,
         admin,
-        null);
+        (EngineLoadConfig) null);
   }
 
   /** A config with the index limits, the HTTP server limits and the admin listener at defaults. */

@@ -111,7 +111,8 @@ final class ProxyHandler {
   }
 
   private void attempt(Exchange ex) {
-    RequestRouter.Pick pick = rt.router().pick(ex.analyzed.hashes(), ex.tried, 0);
+    RequestRouter.Pick pick =
+        rt.router().pick(ex.analyzed.hashes(), ex.analyzed.media(), ex.tried, 0);
     if (pick instanceof RequestRouter.Pick.Failed f) {
       ex.fail(ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
       return;
@@ -121,6 +122,9 @@ final class ProxyHandler {
       return;
     }
     Attempt attempt = new Attempt(((RequestRouter.Pick.Ok) pick).plan());
+    if (ex.analyzed.media().multimodal()) {
+      attempt.notTextOnly(); // image affinity, not text overlap, chose it: the tuner skips it
+    }
     ex.main = attempt;
     log.debug(
         "route request_id={} worker={} blocks={} hits={} attempt={}",

@@ -58,6 +58,8 @@ public final class RequestAnalyzer {
    * @param tokens prompt tokens, or -1 when unknown
    * @param firstParent the hash chain's first parent (LoRA / cache salt), for engine mode
    * @param tokenizeFailure why the prompt could not be tokenized, or null
+   * @param media the request's images, audio and video as keys ({@link MediaRefs}); {@link
+   *     MediaRefs.Media#NONE} for a text-only request
    */
   public record Analyzed(
       Endpoint endpoint,
@@ -69,7 +71,38 @@ public final class RequestAnalyzer {
       int tokens,
       long firstParent,
       long analyzeNanos,
-      String tokenizeFailure) {
+      String tokenizeFailure,
+      MediaRefs.Media media) {
+
+    public Analyzed {
+      media = media == null ? MediaRefs.Media.NONE : media;
+    }
+
+    /** A text-only analysis. */
+    public Analyzed(
+        Endpoint endpoint,
+        Map<String, Object> body,
+        String model,
+        boolean stream,
+        Prompt prompt,
+        RequestHashes hashes,
+        int tokens,
+        long firstParent,
+        long analyzeNanos,
+        String tokenizeFailure) {
+      this(
+          endpoint,
+          body,
+          model,
+          stream,
+          prompt,
+          hashes,
+          tokens,
+          firstParent,
+          analyzeNanos,
+          tokenizeFailure,
+          MediaRefs.Media.NONE);
+    }
 
     /** An analysis with only the page-size chain (tests, callers that hash themselves). */
     public Analyzed(
@@ -113,7 +146,8 @@ public final class RequestAnalyzer {
           newTokens,
           firstParent,
           analyzeNanos,
-          failure);
+          failure,
+          media);
     }
 
     /** True when the local tokenizer was absent and the engine should tokenize. */
@@ -335,13 +369,28 @@ public final class RequestAnalyzer {
     if (failure != null && metrics != null) {
       metrics.tokenizeFailed(failure);
     }
+    // Keys only: the references (a data: URI may be megabytes) stay in the body alone.
+    MediaRefs.Media media = MediaRefs.of(body);
+    if (media.multimodal() && metrics != null) {
+      metrics.multimodal(media);
+    }
     long nanos = System.nanoTime() - t0;
     if (metrics != null) {
       metrics.tokenized(nanos);
     }
     return new Result.Ok(
         new Analyzed(
-            endpoint, body, model, stream, prompt, hashes, tokens, firstParent, nanos, failure));
+            endpoint,
+            body,
+            model,
+            stream,
+            prompt,
+            hashes,
+            tokens,
+            firstParent,
+            nanos,
+            failure,
+            media));
   }
 
   private static final Result GONE =

@@ -11,7 +11,7 @@ import io.infera.router.routing.MediaRefs;
  * never share a block. Media without a key get tokens of their position (they never repeat across
  * requests in a meaningful way, as unkeyed references cannot be compared).
  */
-final class ImageTokens {
+public final class ImageTokens {
 
   /** Fewest tokens per image. */
   static final int MIN_TOKENS = 256;
@@ -27,7 +27,7 @@ final class ImageTokens {
   private ImageTokens() {}
 
   /** {@code text} with the request's media tokens in front; {@code text} itself when none. */
-  static int[] withMedia(MediaRefs.Media media, int[] text) {
+  public static int[] withMedia(MediaRefs.Media media, int[] text) {
     if (!media.multimodal()) {
       return text;
     }
@@ -52,7 +52,7 @@ final class ImageTokens {
   }
 
   /** Tokens of the image keyed {@code key}. */
-  static int length(long key) {
+  public static int length(long key) {
     return MIN_TOKENS + (int) Math.floorMod(mix(key), (long) (MAX_TOKENS - MIN_TOKENS + 1));
   }
 

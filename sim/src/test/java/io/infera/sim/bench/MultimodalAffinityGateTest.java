@@ -68,4 +68,15 @@ class MultimodalAffinityGateTest {
       assertThat(kv.cachedFraction()).isGreaterThan(least.cachedFraction());
     }
   }
+
+  /** Past moderate load the holder is often busy: load wins more often, affinity still helps. */
+  @Test
+  void underHeavierLoadAffinityStillBeatsLoadBalancing() {
+    for (double perWorker : new double[] {12, 20}) {
+      double rate = perWorker * FLEET.workers();
+      Measured kv = run(Arm.policy(PolicyName.KV_AWARE), rate, 1);
+      Measured least = run(Arm.policy(PolicyName.LEAST_LOADED), rate, 1);
+      assertThat(kv.mm().warmFraction()).isGreaterThan(least.mm().warmFraction());
+    }
+  }
 }

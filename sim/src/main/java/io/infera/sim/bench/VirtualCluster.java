@@ -464,7 +464,9 @@ public final class VirtualCluster {
       for (int i = 0; i < engines.length; i++) {
         cached[i] = engines[i].blocks().cachedPrefixBlocks(prompt, null);
       }
-      Oracle.Pick pick = (hitMax != null ? hitMax : oracle).pick(hashes, cached);
+      // The oracle knows the engine's tokens, image tokens included.
+      long[] trueHashes = media.multimodal() ? hasher.requestHashes(prompt, 0) : hashes;
+      Oracle.Pick pick = (hitMax != null ? hitMax : oracle).pick(trueHashes, cached);
       worker = pick.worker();
       booking = pick.booking();
     } else {

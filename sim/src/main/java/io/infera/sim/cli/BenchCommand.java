@@ -55,7 +55,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(
         names = "--workload",
         paramLabel = "NAME",
-        description = "shared-prefix, multi-turn, no-reuse or tool-agent.")
+        description = "shared-prefix, multi-turn, no-reuse, tool-agent or multimodal.")
     String workload;
 
     @Option(

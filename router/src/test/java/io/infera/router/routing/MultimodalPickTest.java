@@ -204,6 +204,28 @@ class MultimodalPickTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void theExplainViewShowsTheImagesAndEachWorkersAffinity() {
+    fleet.apply(List.of(worker("a", Role.MIXED), worker("b", Role.MIXED)));
+    MediaRefs.Media cat = image("https://x/cat.png");
+    affinity.booked(WorkerId.of("b"), cat.keys());
+    RequestHashes h = RequestHashes.of(hasher.requestHashes(tokens(2), 0));
+    RoutePlan plan = ((RequestRouter.Pick.Ok) router.explain(h, cat)).plan();
+    RequestAnalyzer.Analyzed a =
+        new RequestAnalyzer.Analyzed(
+            RequestAnalyzer.Endpoint.CHAT, Map.of(), "m", false, null, h, 32, 0, 0, null, cat);
+    Map<String, Object> view = io.infera.router.admin.AdminViews.explain(a, plan);
+    assertThat(view)
+        .containsEntry("picked", "b")
+        .containsEntry("mm_images", 1)
+        .containsEntry("mm_image_keys", 1)
+        .containsEntry("mm_affinity_hits", 1);
+    List<Map<String, Object>> workers = (List<Map<String, Object>>) view.get("workers");
+    assertThat(workers.get(1)).containsEntry("image_hits", 1).containsEntry("cache_hits", 0);
+    assertThat(workers.get(0)).containsEntry("image_hits", 0);
+  }
+
+  @Test
   void theInfoLineHasTheExactShapeAndTextPicksLogNothingAtInfo() {
     fleet.apply(List.of(worker("a", Role.MIXED)));
     RequestHashes h = RequestHashes.of(hasher.requestHashes(tokens(1), 0));

@@ -328,6 +328,11 @@ public final class BenchCommand implements Callable<Integer> {
       err.println("infera-sim bench: --engine-load-*: " + e.getMessage());
       return 2;
     }
+    if (!virtualTime && source != null && "multimodal".equals(source.workload)) {
+      // The live client sends a turn's text only: its images exist as keys, not references.
+      err.println("infera-sim bench: --workload multimodal runs in --virtual-time only");
+      return 2;
+    }
     VirtualCluster.Options vopts;
     try {
       vopts = new VirtualCluster.Options(engineCfg, scrapeDelayMs, unroutedFraction);

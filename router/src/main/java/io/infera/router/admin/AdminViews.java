@@ -295,12 +295,20 @@ public final class AdminViews {
     out.put("tokenize_failure", a.tokenizeFailure());
     out.put("picked", d.winner().value());
     out.put("picked_dp_rank", plan.dpRank());
+    // A multimodal request: image affinity replaced the text hits (docs/routing.md).
+    out.put("mm_images", a.media().items());
+    out.put("mm_image_keys", a.media().keyCount());
+    out.put("mm_affinity_hits", d.images() > 0 ? d.winnerScore().imageHits() : 0);
     List<Object> workers = new ArrayList<>();
     for (Decision.Score s : d.scores()) {
       Map<String, Object> w = new LinkedHashMap<>();
       w.put("worker_id", s.worker().value());
       w.put("role", s.role().wireName());
       w.put("cache_hits", s.hits());
+      if (d.images() > 0) {
+        w.put("image_hits", s.imageHits());
+        w.put("image_hit_blocks", round(s.imageHitBlocks()));
+      }
       w.put("active_blocks", s.activeBlocks());
       w.put("recent_blocks", round(s.recentBlocks()));
       w.put("engine_blocks", round(s.engine().blocks()));

@@ -344,7 +344,8 @@ public final class ConfigLoader {
         "load",
         "decodeInputDemand",
         "decodeRequestWeight",
-        "prefillGuardRelease");
+        "prefillGuardRelease",
+        "multimodal");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -571,7 +572,8 @@ public final class ConfigLoader {
             server,
             admin,
             engineLoad(pol.child("engineLoad"), optOutWorkers, optOutPools),
-            decodeDemand(pol, policyName)),
+            decodeDemand(pol, policyName),
+            multimodal(pol.child("multimodal"))),
         unknown.result());
   }
 
@@ -620,6 +622,18 @@ public final class ConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new ConfigException("policy." + e.getMessage());
     }
+  }
+
+  /** {@code policy.multimodal.*}: the image-affinity memory per worker. */
+  private static MultimodalConfig multimodal(ConfigNode m) throws ConfigException {
+    m.only("affinityEntries");
+    return new MultimodalConfig(
+        (int)
+            m.integer(
+                "affinityEntries",
+                MultimodalConfig.DEFAULT_AFFINITY_ENTRIES,
+                1,
+                MultimodalConfig.MAX_AFFINITY_ENTRIES));
   }
 
   /** {@code policy.engineLoad.*} plus the per-pool and per-worker opt-outs. */

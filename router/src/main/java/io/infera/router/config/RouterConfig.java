@@ -14,6 +14,7 @@ import java.util.List;
  * @param engineLoad engine-reported load ({@code policy.engineLoad.*}); null = defaults
  * @param decodeDemand decode input-demand routing ({@code policy.decodeInputDemand} and its
  *     companions); null = defaults (off)
+ * @param multimodal image affinity ({@code policy.multimodal.*}); null = defaults
  */
 public record RouterConfig(
     String model,
@@ -29,16 +30,18 @@ public record RouterConfig(
     ServerLimits server,
     Admin admin,
     EngineLoadConfig engineLoad,
-    DecodeDemandConfig decodeDemand) {
+    DecodeDemandConfig decodeDemand,
+    MultimodalConfig multimodal) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
     index = index == null ? Index.defaults() : index;
     engineLoad = engineLoad == null ? EngineLoadConfig.DEFAULTS : engineLoad;
     decodeDemand = decodeDemand == null ? DecodeDemandConfig.DEFAULTS : decodeDemand;
+    multimodal = multimodal == null ? MultimodalConfig.DEFAULTS : multimodal;
   }
 
-  /** A config with decode input demand at its defaults (off). */
+  /** A config with decode input demand (off) and image affinity at their defaults. */
   public RouterConfig(
       String model,
       List<String> loraAdapters,
@@ -67,6 +70,7 @@ public record RouterConfig(
         server,
         admin,
         engineLoad,
+        null,
         null);
   }
 
@@ -97,6 +101,7 @@ public record RouterConfig(
         index,
         server,
         admin,
+        null,
         null,
         null);
   }

@@ -14,8 +14,8 @@ final class Attempt {
   private long sentNanos = -1;
 
   /**
-   * Whether the overlap-weight tuner may learn from this try's time to first token. Every request
-   * is text-only today; a multimodal one (its overlap term is image affinity) sets this false.
+   * Whether the overlap-weight tuner may learn from this try's time to first token: false for a
+   * multimodal request (its overlap term is image affinity), set by the handler that makes the try.
    */
   private boolean textOnly = true;
 

@@ -54,6 +54,11 @@ final class DisaggregatedDispatch {
   void start(Exchange ex, RequestRouter.Pick.Pair pair) {
     Attempt prefill = new Attempt(pair.prefill());
     Attempt decode = new Attempt(pair.decode());
+    if (ex.analyzed.media().multimodal()) {
+      // the overlap-weight tuner learns from text-only requests alone
+      prefill.notTextOnly();
+      decode.notTextOnly();
+    }
     ex.main = decode;
     ex.prefill = prefill;
     ex.prefillHeldUntilEnd = guardRelease == DecodeDemandConfig.GuardRelease.DECODE;

@@ -114,7 +114,8 @@ final class ProxyHandler {
 
   private void attempt(Exchange ex) {
     RequestRouter.Pick pick =
-        rt.router().pick(ex.analyzed.hashes(), ex.analyzed.input(), ex.tried, 0);
+        rt.router()
+            .pick(ex.analyzed.hashes(), ex.analyzed.input(), ex.analyzed.media(), ex.tried, 0);
     if (pick instanceof RequestRouter.Pick.Failed f) {
       ex.fail(ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
       return;
@@ -124,6 +125,9 @@ final class ProxyHandler {
       return;
     }
     Attempt attempt = new Attempt(((RequestRouter.Pick.Ok) pick).plan());
+    if (ex.analyzed.media().multimodal()) {
+      attempt.notTextOnly(); // image affinity, not text overlap, chose it: the tuner skips it
+    }
     ex.main = attempt;
     log.debug(
         "route request_id={} worker={} blocks={} hits={} attempt={}",

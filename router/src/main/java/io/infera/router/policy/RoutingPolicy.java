@@ -42,6 +42,13 @@ public sealed interface RoutingPolicy
    * engine(w)}, with {@code weight(w)} from {@link OverlapWeight#effective} (the pool's weight ×
    * the request's retention factor) and {@code engine(w)} the engine-reported term (0 when unknown
    * or off); lowest cost wins, ties go to the lower load, then to the earlier candidate.
+   *
+   * <p>A multimodal request ({@link Overlap#multimodal}) drops the text term and uses image
+   * affinity in its place: {@code weight(w) × (B − B × held(w) / images) + load(w)}, where {@code
+   * B} is its size in blocks with the images' estimate ({@link ImageOverlap#blocks}) and {@code
+   * held(w)} its images the worker served lately. A repeat image is drawn to the worker holding it
+   * as strongly as cached blocks would draw it; an image no worker holds leaves the term equal for
+   * every candidate, so the pick is by load.
    */
   record KvAware(PolicyConfig config) implements RoutingPolicy {
     /** With the config's fixed weight per role and no retention hint. */
@@ -59,26 +66,45 @@ public sealed interface RoutingPolicy
         List<Worker> candidates, Overlap overlap, LoadSnapshot load, PickWeights weights) {
       requireCandidates(candidates);
       int blocks = overlap.requestBlocks();
+      ImageOverlap images = overlap.images();
       List<Decision.Score> scores = new ArrayList<>(candidates.size());
       Decision.Score best = null;
       for (int i = 0; i < candidates.size(); i++) {
         Worker w = candidates.get(i);
         WorkerLoad l = load.of(w.id());
-        int hits = overlap.hits(w.id());
         double weight = weights.effective(i);
         EngineTerm e = load.engine(w.id());
-        double cost = weight * (blocks - hits) + l.total() + e.blocks();
-        Decision.Score s =
-            new Decision.Score(
-                w.id(), w.role(), hits, l.activeBlocks(), l.recentBlocks(), weight, cost, e);
+        Decision.Score s;
+        if (images == null) {
+          int hits = overlap.hits(w.id());
+          double cost = weight * (blocks - hits) + l.total() + e.blocks();
+          s =
+              new Decision.Score(
+                  w.id(), w.role(), hits, l.activeBlocks(), l.recentBlocks(), weight, cost, e);
+        } else {
+          double hitBlocks = images.hitBlocks(w.id());
+          double cost = weight * (images.blocks() - hitBlocks) + l.total() + e.blocks();
+          s =
+              new Decision.Score(
+                  w.id(),
+                  w.role(),
+                  0,
+                  l.activeBlocks(),
+                  l.recentBlocks(),
+                  weight,
+                  cost,
+                  e,
+                  images.held(w.id()),
+                  hitBlocks);
+        }
         scores.add(s);
         if (best == null
-            || cost < best.cost()
-            || (cost == best.cost() && s.loadTerm() < best.loadTerm())) {
+            || s.cost() < best.cost()
+            || (s.cost() == best.cost() && s.loadTerm() < best.loadTerm())) {
           best = s;
         }
       }
-      return new Decision(best.worker(), blocks, scores);
+      return new Decision(best.worker(), blocks, scores, images == null ? 0 : images.images());
     }
   }
 

@@ -61,6 +61,8 @@ public final class RequestAnalyzer {
    * @param tokenizeFailure why the prompt could not be tokenized, or null
    * @param input the input tokens decode input demand counts ({@link InputTokenCount}); null
    *     derives them from {@code body} and {@code tokens}
+   * @param media the request's images, audio and video as keys ({@link MediaRefs}); {@link
+   *     MediaRefs.Media#NONE} for a text-only request
    */
   public record Analyzed(
       Endpoint endpoint,
@@ -73,15 +75,17 @@ public final class RequestAnalyzer {
       long firstParent,
       long analyzeNanos,
       String tokenizeFailure,
-      InputTokens input) {
+      InputTokens input,
+      MediaRefs.Media media) {
 
     public Analyzed {
       if (input == null) {
         input = body == null ? InputTokens.NONE : InputTokenCount.of(body, tokens);
       }
+      media = media == null ? MediaRefs.Media.NONE : media;
     }
 
-    /** An analysis whose input tokens are derived from its body and token count. */
+    /** A text-only analysis whose input tokens are derived from its body and token count. */
     public Analyzed(
         Endpoint endpoint,
         Map<String, Object> body,
@@ -104,7 +108,8 @@ public final class RequestAnalyzer {
           firstParent,
           analyzeNanos,
           tokenizeFailure,
-          null);
+          null,
+          MediaRefs.Media.NONE);
     }
 
     /** An analysis with only the page-size chain (tests, callers that hash themselves). */
@@ -154,7 +159,8 @@ public final class RequestAnalyzer {
           firstParent,
           analyzeNanos,
           failure,
-          in);
+          in,
+          media);
     }
 
     /** True when the local tokenizer was absent and the engine should tokenize. */
@@ -376,13 +382,29 @@ public final class RequestAnalyzer {
     if (failure != null && metrics != null) {
       metrics.tokenizeFailed(failure);
     }
+    // Keys only: the references (a data: URI may be megabytes) stay in the body alone.
+    MediaRefs.Media media = MediaRefs.of(body);
+    if (media.multimodal() && metrics != null) {
+      metrics.multimodal(media);
+    }
     long nanos = System.nanoTime() - t0;
     if (metrics != null) {
       metrics.tokenized(nanos);
     }
     return new Result.Ok(
         new Analyzed(
-            endpoint, body, model, stream, prompt, hashes, tokens, firstParent, nanos, failure));
+            endpoint,
+            body,
+            model,
+            stream,
+            prompt,
+            hashes,
+            tokens,
+            firstParent,
+            nanos,
+            failure,
+            null,
+            media));
   }
 
   private static final Result GONE =

@@ -16,6 +16,8 @@ import io.infera.router.policy.DecodeDemand;
 import io.infera.router.policy.DemandPick;
 import io.infera.router.policy.DemandSelection;
 import io.infera.router.policy.DemandTarget;
+import io.infera.router.policy.ImageAffinity;
+import io.infera.router.policy.ImageOverlap;
 import io.infera.router.policy.InputTokens;
 import io.infera.router.policy.LoadSnapshot;
 import io.infera.router.policy.LoadTracker;
@@ -32,6 +34,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns a request's block hashes into a booked pick: candidates from the fleet, overlap from the
@@ -40,6 +44,15 @@ import java.util.function.LongSupplier;
  * never blocks (the index match is lock-free).
  */
 public final class RequestRouter {
+
+  private static final Logger log = LoggerFactory.getLogger(RequestRouter.class);
+
+  /**
+   * Prompt tokens assumed per image for the image-affinity term: the router cannot know the
+   * engine's placeholder expansion (it depends on the image and the processor), so one typical size
+   * (576, a 24 × 24 patch grid) stands for all.
+   */
+  public static final int IMAGE_TOKENS_ESTIMATE = 576;
 
   /** Requests go to mixed workers when there are any. */
   static final Set<Role> FULL_REQUEST_ROLES = Set.of(Role.MIXED);
@@ -67,6 +80,8 @@ public final class RequestRouter {
   private final ApproxPrefixIndex approx;
   private final RoutingMetrics metrics;
   private final LongSupplier nanoTime;
+  private final ImageAffinity imageAffinity;
+  private final int imageBlocks;
   private final Object pickLock = new Object();
   private volatile int tieRotation;
   private volatile EngineLoadTable engineLoad;
@@ -97,6 +112,55 @@ public final class RequestRouter {
       ApproxPrefixIndex approx,
       RoutingMetrics metrics,
       LongSupplier nanoTime) {
+    this(
+        fleet,
+        index,
+        load,
+        policyConfig,
+        approx,
+        metrics,
+        nanoTime,
+        new ImageAffinity(ImageAffinity.DEFAULT_ENTRIES),
+        16);
+  }
+
+  /**
+   * @param imageAffinity the image keys each worker served lately (multimodal requests)
+   * @param pageSize the fleet's block size, for the per-image estimate of the affinity term
+   */
+  public RequestRouter(
+      Fleet fleet,
+      PrefixIndex index,
+      LoadTracker load,
+      PolicyConfig policyConfig,
+      ApproxPrefixIndex approx,
+      RoutingMetrics metrics,
+      ImageAffinity imageAffinity,
+      int pageSize) {
+    this(
+        fleet,
+        index,
+        load,
+        policyConfig,
+        approx,
+        metrics,
+        System::nanoTime,
+        imageAffinity,
+        pageSize);
+  }
+
+  RequestRouter(
+      Fleet fleet,
+      PrefixIndex index,
+      LoadTracker load,
+      PolicyConfig policyConfig,
+      ApproxPrefixIndex approx,
+      RoutingMetrics metrics,
+      LongSupplier nanoTime,
+      ImageAffinity imageAffinity,
+      int pageSize) {
+    this.imageAffinity = Objects.requireNonNull(imageAffinity, "imageAffinity");
+    this.imageBlocks = (IMAGE_TOKENS_ESTIMATE + pageSize - 1) / pageSize;
     this.fleet = fleet;
     this.index = index;
     this.load = load;
@@ -131,7 +195,7 @@ public final class RequestRouter {
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
   public Pick pick(RequestHashes hashes, Set<WorkerId> exclude, long hashNanos) {
-    return pick(hashes, InputTokens.NONE, exclude, hashNanos);
+    return pick(hashes, InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos);
   }
 
   /**
@@ -139,12 +203,33 @@ public final class RequestRouter {
    * demand (used only by a decode pick with {@code policy.decodeInputDemand} shadow or on).
    */
   public Pick pick(RequestHashes hashes, InputTokens input, Set<WorkerId> exclude, long hashNanos) {
+    return pick(hashes, input, MediaRefs.Media.NONE, exclude, hashNanos);
+  }
+
+  /** As {@link #pick(RequestHashes, InputTokens, MediaRefs.Media, Set, long)}, text only demand. */
+  public Pick pick(
+      RequestHashes hashes, MediaRefs.Media media, Set<WorkerId> exclude, long hashNanos) {
+    return pick(hashes, InputTokens.NONE, media, exclude, hashNanos);
+  }
+
+  /**
+   * As {@link #pick(RequestHashes, Set, long)} with the request's input tokens (decode input
+   * demand) and its images: a multimodal one is chosen by image affinity instead of its text hits
+   * (kv-aware and approx-prefix; under prefill/decode the prefill pick, the decode pick is by
+   * load), and the winner is remembered as holding its images.
+   */
+  public Pick pick(
+      RequestHashes hashes,
+      InputTokens input,
+      MediaRefs.Media media,
+      Set<WorkerId> exclude,
+      long hashNanos) {
     long t0 = nanoTime.getAsLong();
     List<Fleet.Member> mixed = fleet.routable(FULL_REQUEST_ROLES, exclude);
     Pick pick;
     RoutePlan cachePlan;
     if (!mixed.isEmpty()) {
-      RoutePlan plan = choose(mixed, hashes, null, true);
+      RoutePlan plan = choose(mixed, hashes, null, media, Side.CACHE, true);
       pick = new Pick.Ok(plan);
       cachePlan = plan;
     } else {
@@ -153,8 +238,8 @@ public final class RequestRouter {
       if (prefill.isEmpty() || decode.isEmpty()) {
         return new Pick.Failed(noWorker(exclude));
       }
-      RoutePlan p = choose(prefill, hashes, null, true);
-      pick = new Pick.Pair(p, choose(decode, hashes, input, true));
+      RoutePlan p = choose(prefill, hashes, null, media, Side.CACHE, true);
+      pick = new Pick.Pair(p, choose(decode, hashes, input, media, Side.DECODE, true));
       cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
     if (metrics != null) {
@@ -174,6 +259,11 @@ public final class RequestRouter {
 
   /** As {@link #explain(long[])} with every block size's chain. */
   public Pick explain(RequestHashes hashes) {
+    return explain(hashes, MediaRefs.Media.NONE);
+  }
+
+  /** As {@link #explain(RequestHashes)} for a request that may carry images. */
+  public Pick explain(RequestHashes hashes, MediaRefs.Media media) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
     if (members.isEmpty()) {
       members = fleet.routable(Set.of(Role.PREFILL), Set.of());
@@ -181,7 +271,13 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }
-    return new Pick.Ok(choose(members, hashes, null, false));
+    return new Pick.Ok(choose(members, hashes, null, media, Side.CACHE, false));
+  }
+
+  /** Which half of a pick: the one whose cache decides (mixed, prefill), or decode. */
+  private enum Side {
+    CACHE,
+    DECODE
   }
 
   /**
@@ -198,15 +294,31 @@ public final class RequestRouter {
    * @param book false for {@link #explain}: no booking, nothing learned
    */
   private RoutePlan choose(
-      List<Fleet.Member> members, RequestHashes request, InputTokens input, boolean book) {
+      List<Fleet.Member> members,
+      RequestHashes request,
+      InputTokens input,
+      MediaRefs.Media media,
+      Side side,
+      boolean book) {
     List<Fleet.Member> ordered = rotate(members);
     List<Worker> candidates = ordered.stream().map(Fleet.Member::asWorker).toList();
     // Load, booking and the approx-prefix history count blocks of the page size.
     long[] hashes = request.base();
+    boolean overlapPolicy = policy instanceof RoutingPolicy.KvAware;
+    // A multimodal request's text hits cannot be trusted (every image has the same placeholder):
+    // its cache side uses image affinity, its decode side the load alone.
+    boolean affinity = overlapPolicy && media.multimodal() && side == Side.CACHE;
+    long[] imageKeys = affinity ? media.keys() : null;
     Overlap overlap;
     MatchResult match = null;
-    if (hashes.length == 0) {
-      overlap = Overlap.none(0);
+    if (affinity) {
+      int blocks = Math.max(1, hashes.length + media.items() * imageBlocks);
+      overlap =
+          Overlap.multimodal(
+              hashes.length,
+              new ImageOverlap(media.items(), blocks, imageAffinity.held(candidates, imageKeys)));
+    } else if (hashes.length == 0 || media.multimodal()) {
+      overlap = Overlap.none(hashes.length);
     } else if (approxPrefix()) {
       overlap = approx.match(hashes, candidates);
     } else {
@@ -226,12 +338,17 @@ public final class RequestRouter {
         if (dm != null) {
           demandPick = demandPick(dm, ordered, d, rank, input);
           if (!demandPick.actual().worker().equals(d.winner())) {
-            d = new Decision(demandPick.actual().worker(), d.requestBlocks(), d.scores());
+            d =
+                new Decision(
+                    demandPick.actual().worker(), d.requestBlocks(), d.scores(), d.images());
           }
           rank = demandPick.actual().rank();
         }
-        booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
-        if (policy instanceof RoutingPolicy.KvAware) {
+        booking = load.book(d.winner(), hashes, missedBlocks(d, overlap, hashes.length));
+        if (affinity) {
+          imageAffinity.booked(d.winner(), imageKeys);
+        }
+        if (overlapPolicy) {
           Fleet.Member w = fleet.member(d.winner());
           probe = tuning.booked(w.info().pool(), w.info().role(), hashes.length);
         }
@@ -245,6 +362,19 @@ public final class RequestRouter {
       }
       if (demandPick != null) {
         dm.meters().decided(demandPick);
+      }
+      if (media.multimodal()) {
+        int held = affinity ? d.winnerScore().imageHits() : 0;
+        if (affinity && metrics != null) {
+          metrics.imageAffinity(media.items(), held);
+        }
+        log.info(
+            "pick policy={} role={} picked={} mm_images={} mm_affinity_hits={}",
+            policyConfig.name().wireName(),
+            d.winnerScore().role().wireName(),
+            d.winner().value(),
+            media.items(),
+            held);
       }
     } else {
       d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
@@ -306,6 +436,18 @@ public final class RequestRouter {
   public void attachDecodeDemand(
       DecodeDemandConfig config, DecodeDemand table, DecodeDemandMeters meters) {
     this.demand = config.books() ? new DemandParts(config, table, meters) : null;
+  }
+
+  /**
+   * The prefill work a pick books: the blocks the winner misses (a multimodal request: its blocks
+   * with the images' estimate less the blocks its image affinity stands for).
+   */
+  private static int missedBlocks(Decision d, Overlap overlap, int requestBlocks) {
+    Decision.Score s = d.winnerScore();
+    if (overlap.multimodal()) {
+      return (int) Math.round(Math.max(0, overlap.images().blocks() - s.imageHitBlocks()));
+    }
+    return requestBlocks - s.hits();
   }
 
   /**

@@ -26,6 +26,10 @@ public final class RoutingMetrics implements MeterBinder {
   private final DistributionSummary hitRatio;
   private final Counter zeroBlocks;
   private final Map<String, Counter> tokenizeFailures = new ConcurrentHashMap<>();
+  private final Counter multimodalRequests;
+  private final Counter imagesHeld;
+  private final Counter imagesNotHeld;
+  private final Counter[] unkeyed = new Counter[MediaRefs.Unkeyed.values().length];
   // The mean for status documents, kept here so it does not depend on a bound registry.
   private final DoubleAdder hitRatioSum = new DoubleAdder();
   private final LongAdder hitRatioCount = new LongAdder();
@@ -49,6 +53,50 @@ public final class RoutingMetrics implements MeterBinder {
         Counter.builder("infera.routing.zero.blocks")
             .description("requests routed with no full block (short or untokenizable prompts)")
             .register(meters);
+    multimodalRequests =
+        Counter.builder("infera.multimodal.requests")
+            .description("analysed requests carrying image, audio or video content")
+            .register(meters);
+    imagesHeld = images("hit");
+    imagesNotHeld = images("miss");
+    for (MediaRefs.Unkeyed u : MediaRefs.Unkeyed.values()) {
+      unkeyed[u.ordinal()] =
+          Counter.builder("infera.multimodal.unkeyed")
+              .description("media found without an affinity key, by reason")
+              .tag("reason", u.label())
+              .register(meters);
+    }
+  }
+
+  private Counter images(String affinity) {
+    return Counter.builder("infera.multimodal.images")
+        .description(
+            "images of booked multimodal picks (mixed or prefill) by whether the picked worker"
+                + " held them")
+        .tag("affinity", affinity)
+        .register(meters);
+  }
+
+  /** One analysed multimodal request. */
+  public void multimodal(MediaRefs.Media media) {
+    multimodalRequests.increment();
+    for (MediaRefs.Unkeyed u : MediaRefs.Unkeyed.values()) {
+      int n = media.unkeyed(u);
+      if (n > 0) {
+        unkeyed[u.ordinal()].increment(n);
+      }
+    }
+  }
+
+  /**
+   * One booked multimodal pick that used image affinity.
+   *
+   * @param images media in the request
+   * @param held those the picked worker held
+   */
+  public void imageAffinity(int images, int held) {
+    imagesHeld.increment(held);
+    imagesNotHeld.increment(Math.max(0, images - held));
   }
 
   @Override

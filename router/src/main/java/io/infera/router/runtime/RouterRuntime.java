@@ -16,6 +16,7 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.DecodeDemand;
+import io.infera.router.policy.ImageAffinity;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.routing.AnalysisBudget;
 import io.infera.router.routing.DecodeDemandMeters;
@@ -74,6 +75,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final EventIngest ingest;
   private final LoadTracker load;
   private final ApproxPrefixIndex approx;
+  private final ImageAffinity imageAffinity;
   private final Fleet fleet;
   private final EventTransport transport;
   private final Discovery discovery;
@@ -130,7 +132,17 @@ public final class RouterRuntime implements AutoCloseable {
             lim.breakerCooldownMs(),
             lim.breakerMaxCooldownMs(),
             System::currentTimeMillis);
-    this.router = new RequestRouter(fleet, index, load, config.policy(), approx, routingMetrics);
+    this.imageAffinity = new ImageAffinity(config.multimodal().affinityEntries());
+    this.router =
+        new RequestRouter(
+            fleet,
+            index,
+            load,
+            config.policy(),
+            approx,
+            routingMetrics,
+            imageAffinity,
+            config.pageSize());
     // Engine-reported load: scraped off the request path, read by picks (docs/routing.md).
     this.engineLoad =
         new EngineLoadTable(config.engineLoad(), () -> System.nanoTime() / 1_000_000L);
@@ -222,6 +234,7 @@ public final class RouterRuntime implements AutoCloseable {
     for (WorkerId gone : change.removed()) {
       load.forget(gone);
       approx.forget(gone);
+      imageAffinity.forget(gone);
       engineLoad.forget(gone);
       decodeDemand.forget(gone);
       decodeDemandMeters.forget(gone);

@@ -2,6 +2,7 @@ package io.infera.sim.bench;
 
 import io.infera.sim.workload.Arrivals;
 import io.infera.sim.workload.MultiTurnWorkload;
+import io.infera.sim.workload.MultimodalWorkload;
 import io.infera.sim.workload.NoReuseWorkload;
 import io.infera.sim.workload.SharedPrefixWorkload;
 import io.infera.sim.workload.ToolAgentWorkload;
@@ -25,12 +26,16 @@ import java.util.function.IntFunction;
  *   <li>{@code tool-agent}: 16 agents per worker of 8 steps; one of 4 tool schemas of 4,096 tokens
  *       plus a 128-token task, 96-token tool results answered by 32-token tool calls, exponential
  *       tool time of 300 ms, agents start at 2 per second per worker.
+ *   <li>{@code multimodal}: 800 single-turn image questions per 4 workers behind one 128-token
+ *       system prompt, 64-token questions and 32-token answers; half the images from a pool of 64
+ *       popular ones (weight 1/rank), half never seen before; 6 per second per worker (moderate
+ *       load).
  * </ul>
  */
 public final class StandardWorkloads {
 
   public static final List<String> NAMES =
-      List.of("shared-prefix", "multi-turn", "no-reuse", "tool-agent");
+      List.of("shared-prefix", "multi-turn", "no-reuse", "tool-agent", "multimodal");
 
   static final int SHARED_PREFIX_SYSTEM_TOKENS = 2048;
 
@@ -96,6 +101,18 @@ public final class StandardWorkloads {
                       32,
                       300,
                       Arrivals.poisson(rate == null ? 4.0 * fleet.workers() : rate),
+                      seed));
+      case "multimodal" ->
+          seed ->
+              new MultimodalWorkload(
+                  new MultimodalWorkload.Config(
+                      requests == null ? 200 * fleet.workers() : requests,
+                      128,
+                      64,
+                      32,
+                      64,
+                      0.5,
+                      Arrivals.poisson(rate == null ? 6.0 * fleet.workers() : rate),
                       seed));
       default ->
           throw new IllegalArgumentException(

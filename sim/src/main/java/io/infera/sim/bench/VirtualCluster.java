@@ -10,15 +10,18 @@ import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.EventBatch;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;
+import io.infera.router.kv.RequestHashes;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.Booking;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.tuner.Probe;
 import io.infera.router.routing.Fleet;
+import io.infera.router.routing.MediaRefs;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
 import io.infera.sim.bench.report.RequestResult;
+import io.infera.sim.engine.ImageTokens;
 import io.infera.sim.kvcache.BlockManager;
 import io.infera.sim.kvcache.KvEventListener;
 import io.infera.sim.sched.EngineCore;
@@ -29,6 +32,7 @@ import io.infera.sim.workload.Turn;
 import io.infera.sim.workload.Workload;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -49,9 +53,37 @@ public final class VirtualCluster {
    * @param clockSlip live runs: the engines' worst clock slip (see {@code SimEngine.clockSlip}); 0
    *     in virtual time
    */
-  public record Run(List<RequestResult> results, double durationMs, double clockSlip) {
+  public record Run(
+      List<RequestResult> results,
+      double durationMs,
+      double clockSlip,
+      MultimodalStats multimodal) {
     public Run(List<RequestResult> results, double durationMs) {
       this(results, durationMs, 0);
+    }
+
+    public Run(List<RequestResult> results, double durationMs, double clockSlip) {
+      this(results, durationMs, clockSlip, MultimodalStats.NONE);
+    }
+  }
+
+  /**
+   * Where a run's images went (routed requests only).
+   *
+   * @param requests routed requests with at least one image
+   * @param images their images (one per new image of the turn and every earlier one of the
+   *     conversation, which the history sends again)
+   * @param repeatImages images some worker had served before in this run
+   * @param repeatToWarm of those, the ones routed to a worker that had served them (a warm worker)
+   * @param routerAffinityHits images the router's pick found in its image-affinity memory
+   */
+  public record MultimodalStats(
+      long requests, long images, long repeatImages, long repeatToWarm, long routerAffinityHits) {
+    public static final MultimodalStats NONE = new MultimodalStats(0, 0, 0, 0, 0);
+
+    /** Repeat images that reached a warm worker, as a fraction; NaN without repeats. */
+    public double warmFraction() {
+      return repeatImages == 0 ? Double.NaN : (double) repeatToWarm / repeatImages;
     }
   }
 
@@ -79,12 +111,16 @@ public final class VirtualCluster {
   private static final class SessionRun {
     final Session session;
     final List<Integer> context = new ArrayList<>();
+    // What the router tokenizes: the context without the image tokens the engine sees.
+    final List<Integer> textContext = new ArrayList<>();
+    final List<Long> images = new ArrayList<>();
     int turn;
 
     SessionRun(Session session) {
       this.session = session;
       for (int t : session.systemTokens()) {
         context.add(t);
+        textContext.add(t);
       }
     }
   }
@@ -99,6 +135,7 @@ public final class VirtualCluster {
     final int[] prompt;
     final Booking booking;
     final Probe probe;
+    boolean textOnly = true;
     final List<Integer> answer = new ArrayList<>();
     final List<Double> itl = new ArrayList<>();
     double firstTokenMs = -1;
@@ -184,6 +221,13 @@ public final class VirtualCluster {
   private double now;
   private long order;
   private long requestCounter;
+  // Image affinity (multimodal workloads): which workers served each image key, and counts.
+  private final Map<Long, Set<Integer>> servedBy = new HashMap<>();
+  private long mmRequests;
+  private long mmImages;
+  private long mmRepeats;
+  private long mmRepeatsWarm;
+  private long mmAffinityHits;
 
   /**
    * @param seed varies the engines' hash seed (and is recorded in the results)
@@ -265,7 +309,10 @@ public final class VirtualCluster {
             load,
             pc,
             new ApproxPrefixIndex(120_000, 1_000_000, () -> (long) now),
-            null);
+            null,
+            new io.infera.router.policy.ImageAffinity(
+                io.infera.router.config.MultimodalConfig.DEFAULT_AFFINITY_ENTRIES),
+            spec.blockSize());
     if (engineLoadConfig.enabled()) {
       router.attachEngineLoad(this.engineLoad);
     }
@@ -352,7 +399,11 @@ public final class VirtualCluster {
             ids[d.worker()], seqs[d.worker()]++, new EventBatch(now / 1000.0, d.events(), 0, 0));
       }
     }
-    return new Run(results, Math.max(1, last - (first == Double.MAX_VALUE ? 0 : first)));
+    return new Run(
+        results,
+        Math.max(1, last - (first == Double.MAX_VALUE ? 0 : first)),
+        0,
+        new MultimodalStats(mmRequests, mmImages, mmRepeats, mmRepeatsWarm, mmAffinityHits));
   }
 
   /** The same for a request in every arm of a seed, whatever the order of arrivals. */
@@ -372,11 +423,34 @@ public final class VirtualCluster {
 
   private void arrive(SessionRun s) {
     Turn turn = s.session.turns().get(s.turn);
+    long[] newImages = turn.images();
+    if (newImages.length > 0) {
+      // The engine sees each image as its own tokens before the message (ImageTokens).
+      int[] imageTokens =
+          ImageTokens.withMedia(
+              new MediaRefs.Media(
+                  newImages.length, newImages, new int[MediaRefs.Unkeyed.values().length]),
+              new int[0]);
+      for (int t : imageTokens) {
+        s.context.add(t);
+      }
+      for (long k : newImages) {
+        s.images.add(k);
+      }
+    }
     for (int t : turn.userTokens()) {
       s.context.add(t);
+      s.textContext.add(t);
     }
     int[] prompt = s.context.stream().mapToInt(Integer::intValue).toArray();
-    long[] hashes = hasher.requestHashes(prompt, 0);
+    long[] hashes =
+        hasher.requestHashes(
+            s.images.isEmpty() ? prompt : s.textContext.stream().mapToInt(i -> i).toArray(), 0);
+    MediaRefs.Media media = MediaRefs.Media.NONE;
+    if (!s.images.isEmpty()) {
+      long[] keys = s.images.stream().mapToLong(Long::longValue).toArray();
+      media = new MediaRefs.Media(keys.length, keys, new int[MediaRefs.Unkeyed.values().length]);
+    }
     int worker;
     Booking booking;
     Probe probe = null;
@@ -390,15 +464,35 @@ public final class VirtualCluster {
       for (int i = 0; i < engines.length; i++) {
         cached[i] = engines[i].blocks().cachedPrefixBlocks(prompt, null);
       }
-      Oracle.Pick pick = (hitMax != null ? hitMax : oracle).pick(hashes, cached);
+      // The oracle knows the engine's tokens, image tokens included.
+      long[] trueHashes = media.multimodal() ? hasher.requestHashes(prompt, 0) : hashes;
+      Oracle.Pick pick = (hitMax != null ? hitMax : oracle).pick(trueHashes, cached);
       worker = pick.worker();
       booking = pick.booking();
     } else {
-      RequestRouter.Pick pick = router.pick(hashes, Set.of(), 0);
+      RequestRouter.Pick pick = router.pick(RequestHashes.of(hashes), media, Set.of(), 0);
       RoutePlan plan = ((RequestRouter.Pick.Ok) pick).plan();
       worker = Integer.parseInt(plan.worker().info().id().value().substring(1));
       booking = plan.booking();
       probe = plan.probe();
+      if (media.multimodal()) {
+        mmAffinityHits +=
+            plan.decision().images() > 0 ? plan.decision().winnerScore().imageHits() : 0;
+      }
+    }
+    if (media.multimodal() && booking != null) {
+      mmRequests++;
+      for (int i = 0; i < media.keyCount(); i++) {
+        Set<Integer> warm = servedBy.computeIfAbsent(media.key(i), k -> new HashSet<>());
+        mmImages++;
+        if (!warm.isEmpty()) {
+          mmRepeats++;
+          if (warm.contains(worker)) {
+            mmRepeatsWarm++;
+          }
+        }
+        warm.add(worker);
+      }
     }
     String id = "r" + (requestCounter++);
     try {
@@ -417,7 +511,9 @@ public final class VirtualCluster {
               arm.name(), seed, s.session.id(), s.turn, ids[worker].value(), now, "http_400"));
       return;
     }
-    inFlight.put(id, new Req(id, s, s.turn, worker, now, prompt, booking, probe));
+    Req req = new Req(id, s, s.turn, worker, now, prompt, booking, probe);
+    req.textOnly = !media.multimodal();
+    inFlight.put(id, req);
     kick(worker);
   }
 
@@ -451,8 +547,8 @@ public final class VirtualCluster {
           r.booking.firstToken();
         }
         if (r.probe != null) {
-          // The tuner's feedback: every simulated request is text-only.
-          r.probe.firstToken(now - r.sentMs, true);
+          // The tuner's feedback; it learns from text-only requests alone.
+          r.probe.firstToken(now - r.sentMs, r.textOnly);
         }
       } else if (e instanceof EngineEvent.Token t) {
         if (r.lastTokenMs >= 0) {
@@ -495,6 +591,7 @@ public final class VirtualCluster {
                 : f.finishReason()));
     SessionRun s = r.session;
     s.context.addAll(r.answer);
+    s.textContext.addAll(r.answer);
     s.turn++;
     if (s.turn < s.session.turns().size()) {
       double think = s.session.turns().get(s.turn).thinkMs();

@@ -55,7 +55,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(
         names = "--workload",
         paramLabel = "NAME",
-        description = "shared-prefix, multi-turn, no-reuse or tool-agent.")
+        description = "shared-prefix, multi-turn, no-reuse, tool-agent or multimodal.")
     String workload;
 
     @Option(
@@ -326,6 +326,11 @@ public final class BenchCommand implements Callable<Integer> {
               java.util.Set.of());
     } catch (IllegalArgumentException e) {
       err.println("infera-sim bench: --engine-load-*: " + e.getMessage());
+      return 2;
+    }
+    if (!virtualTime && source != null && "multimodal".equals(source.workload)) {
+      // The live client sends a turn's text only: its images exist as keys, not references.
+      err.println("infera-sim bench: --workload multimodal runs in --virtual-time only");
       return 2;
     }
     VirtualCluster.Options vopts;

@@ -2,6 +2,7 @@ package io.infera.sim.engine;
 
 import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
+import io.infera.router.routing.MediaRefs;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.PromptTokenizer;
@@ -12,9 +13,10 @@ import java.util.Map;
 
 /**
  * Validates and tokenizes request bodies exactly as the router does: chats are normalized like vLLM
- * ({@link VllmChat}), rendered with the chat template and encoded without special tokens;
- * completion prompts are encoded with them; token arrays are used as is. CPU-heavy: called on a
- * worker thread, never on an event loop. Thread-safe.
+ * ({@link VllmChat}), rendered with the chat template and encoded without special tokens, their
+ * images (audio, video) put in front as opaque tokens ({@link ImageTokens}); completion prompts are
+ * encoded with them; token arrays are used as is. CPU-heavy: called on a worker thread, never on an
+ * event loop. Thread-safe.
  */
 final class RequestParser {
 
@@ -199,10 +201,13 @@ final class RequestParser {
               !(agp instanceof Boolean b) || b,
               Boolean.TRUE.equals(m.get("continue_final_message")),
               kwargs == null ? Map.of() : (Map<String, Object>) kwargs);
+      // Images, audio and video are opaque content: deterministic tokens per medium (ImageTokens).
+      MediaRefs.Media media = MediaRefs.of(m);
       if (addSpecialTokens) {
-        return tokenizer.tokenizer().encode(tokenizer.render(input), true);
+        return ImageTokens.withMedia(
+            media, tokenizer.tokenizer().encode(tokenizer.render(input), true));
       }
-      return tokenizer.encodeChat(input).ids();
+      return ImageTokens.withMedia(media, tokenizer.encodeChat(input).ids());
     } catch (VllmChat.InvalidMessage e) {
       throw ApiError.badRequest(e.getMessage(), "messages");
     } catch (ChatTemplateException | TokenizerException e) {

@@ -13,10 +13,14 @@ import java.util.Objects;
  * @param outputTokens the answer's length in tokens (the request's {@code max_tokens}), ≥ 1
  * @param thinkMs pause between the previous turn's answer arriving and this turn being sent, in ms;
  *     0 for a session's first turn (its start time already places it)
+ * @param images keys of the images this turn attaches (the router's image keys; the simulated
+ *     engine turns each into its own tokens, placed before the user message); empty for text only
  */
-public record Turn(int[] userTokens, String userText, int outputTokens, double thinkMs) {
+public record Turn(
+    int[] userTokens, String userText, int outputTokens, double thinkMs, long[] images) {
 
   public Turn {
+    images = images == null ? new long[0] : images.clone();
     Objects.requireNonNull(userTokens, "userTokens");
     Objects.requireNonNull(userText, "userText");
     if (outputTokens < 1) {
@@ -25,6 +29,17 @@ public record Turn(int[] userTokens, String userText, int outputTokens, double t
     if (!(thinkMs >= 0) || Double.isInfinite(thinkMs)) {
       throw new IllegalArgumentException("thinkMs must be finite and >= 0, got " + thinkMs);
     }
+  }
+
+  /** A text-only turn. */
+  public Turn(int[] userTokens, String userText, int outputTokens, double thinkMs) {
+    this(userTokens, userText, outputTokens, thinkMs, null);
+  }
+
+  /** A copy of the image keys. */
+  @Override
+  public long[] images() {
+    return images.clone();
   }
 
   /** A turn whose text is derived from its tokens. */
@@ -38,12 +53,14 @@ public record Turn(int[] userTokens, String userText, int outputTokens, double t
         && Arrays.equals(userTokens, t.userTokens)
         && userText.equals(t.userText)
         && outputTokens == t.outputTokens
-        && Double.compare(thinkMs, t.thinkMs) == 0;
+        && Double.compare(thinkMs, t.thinkMs) == 0
+        && Arrays.equals(images, t.images);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(Arrays.hashCode(userTokens), userText, outputTokens, thinkMs);
+    return Objects.hash(
+        Arrays.hashCode(userTokens), userText, outputTokens, thinkMs, Arrays.hashCode(images));
   }
 
   @Override
@@ -54,6 +71,8 @@ public record Turn(int[] userTokens, String userText, int outputTokens, double t
         + outputTokens
         + ", thinkMs="
         + thinkMs
+        + ", images="
+        + images.length
         + "]";
   }
 }

@@ -201,6 +201,7 @@ class BenchCommandTest {
         "--workload=no-reuse --policies=kv-aware@NaN --virtual-time|finite number >= 0",
         "--workload=no-reuse --policies=kv-aware@Infinity --virtual-time|finite number >= 0",
         "--workload=no-reuse --policies=sweep,kv-aware@4 --virtual-time|given twice",
+        "--workload=multimodal|--virtual-time only",
         "--virtual-time|Missing required argument"
       })
   void badInputExitsWithAUsageErrorAndNoStackTrace(String args, String message) {

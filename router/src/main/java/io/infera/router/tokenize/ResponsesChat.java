@@ -183,9 +183,11 @@ public final class ResponsesChat {
       m.put("reasoning", reasoning);
       return Optional.of(m);
     }
-    Object role = item.get("role");
-    if (type != null && !"message".equals(type) || !(role instanceof String r)) {
+    if (type != null && !"message".equals(type)) {
       return null;
+    }
+    if (!(item.get("role") instanceof String r)) {
+      throw new VllmChat.InvalidMessage("an input message's 'role' must be a string");
     }
     if (r.equals("assistant")) {
       Object content = item.get("content");

@@ -1,6 +1,7 @@
 package io.infera.router.http;
 
 import io.infera.router.config.DecodeDemandConfig;
+import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
 import io.infera.router.routing.RoutingFailure;
@@ -79,11 +80,43 @@ final class DisaggregatedDispatch {
                   + " kv_transfer_params); use mixed pools"));
       return;
     }
+    String unsupported = handOverGap(ex.endpoint, engine);
+    if (unsupported != null) {
+      ex.fail(new RoutingFailure.NoWorker(unsupported));
+      return;
+    }
     if (engine.equals("vllm")) {
       vllm(ex, prefill, decode);
     } else {
       sglang(ex, prefill, decode);
     }
+  }
+
+  /**
+   * Why {@code endpoint} has no hand-over on {@code engine} pools, or null when it has one. vLLM's
+   * Messages front end takes and returns {@code kv_transfer_params} like its chat endpoint; its
+   * Responses front end and SGLang's Messages front end pass neither those nor SGLang's bootstrap
+   * fields on to the generation.
+   */
+  static String handOverGap(RequestAnalyzer.Endpoint endpoint, String engine) {
+    return switch (endpoint) {
+      case CHAT, COMPLETIONS -> null;
+      case MESSAGES ->
+          engine.equals("vllm")
+              ? null
+              : "prefill/decode pools of engine "
+                  + engine
+                  + " have no KV hand-over for "
+                  + endpoint.path()
+                  + " (its Messages front end drops the bootstrap fields); use mixed pools or"
+                  + " /v1/chat/completions";
+      case RESPONSES ->
+          "prefill/decode pools have no KV hand-over for "
+              + endpoint.path()
+              + " (the engine's Responses front end takes no kv_transfer_params); use mixed pools"
+              + " or /v1/chat/completions";
+      case EMBEDDINGS, TOKENIZE, DETOKENIZE -> null;
+    };
   }
 
   private void sglang(Exchange ex, Attempt prefill, Attempt decode) {

@@ -6,7 +6,6 @@ import io.infera.router.json.JsonException;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestAnalyzer.Analyzed;
-import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutingMetrics;
 import io.infera.router.tokenize.Prompt;
@@ -130,7 +129,7 @@ final class EngineTokenizer {
     }
     String worker = member.get().info().id().value();
     String engine = member.get().info().engine();
-    boolean chat = analyzed.endpoint() == Endpoint.CHAT;
+    boolean chat = analyzed.endpoint().rendersChat();
     RequestOptions opts =
         new RequestOptions()
             .setMethod(HttpMethod.POST)
@@ -201,13 +200,15 @@ final class EngineTokenizer {
 
   /**
    * The {@code /tokenize} body in the form {@code engine} takes: the model and a completion's
-   * prompt as one string, or a chat request's messages and the fields its rendering depends on.
+   * prompt as one string, or a chat request's messages and the fields its rendering depends on (for
+   * Messages and Responses, those of the chat request they convert to).
    *
    * @param engine the worker's engine; anything but {@code sglang} gets vLLM's form
    */
   static Map<String, Object> tokenizeRequest(Analyzed analyzed, String engine) {
-    Map<String, Object> body = analyzed.body();
-    if (analyzed.endpoint() != Endpoint.CHAT) {
+    // Messages and Responses bodies are tokenized as the chat request they convert to.
+    Map<String, Object> body = analyzed.chatRequest();
+    if (body == null) {
       Map<String, Object> req = new LinkedHashMap<>();
       req.put("model", analyzed.model());
       // vLLM's TokenizeCompletionRequest.prompt is a str: a one-element list is sent unwrapped.

@@ -1,12 +1,17 @@
 package io.infera.router.http;
 
 import io.infera.router.json.Json;
+import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.routing.RoutingFailure;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The one place that turns a {@link RoutingFailure} into an HTTP status and OpenAI error body. */
+/**
+ * The one place that turns a {@link RoutingFailure} into an HTTP status and an error body: OpenAI's
+ * shape, or Anthropic's for the Messages endpoint ({@link Endpoint#anthropicErrors}).
+ */
 public final class ErrorResponses {
 
   private ErrorResponses() {}
@@ -65,6 +70,35 @@ public final class ErrorResponses {
     };
   }
 
+  /** Anthropic's error {@code type} of a failure (its API's names for the same statuses). */
+  static String anthropicType(RoutingFailure.Kind kind) {
+    return switch (kind) {
+      case BAD_REQUEST, HEADERS_TOO_LARGE -> "invalid_request_error";
+      case TOO_LARGE -> "request_too_large";
+      case UNKNOWN_MODEL, NOT_FOUND -> "not_found_error";
+      case NO_WORKER, SHUTTING_DOWN, TOKENIZER_UNAVAILABLE, OVERLOADED -> "overloaded_error";
+      case UPSTREAM_FAILED, UPSTREAM_TIMEOUT, INTERNAL, CLIENT_GONE -> "api_error";
+      case ANALYSIS_BUDGET_FULL -> "rate_limit_error";
+      case UNAUTHORIZED -> "authentication_error";
+    };
+  }
+
+  /** Anthropic's error body {@code {"type":"error","error":{"type","message"}}}. */
+  public static String anthropicBody(RoutingFailure f) {
+    Map<String, Object> err = new LinkedHashMap<>();
+    err.put("type", anthropicType(f.kind()));
+    err.put("message", f.message());
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("type", "error");
+    out.put("error", err);
+    return Json.write(out);
+  }
+
+  /** The body of a failure in the error shape of {@code endpoint} (null: OpenAI's). */
+  public static String body(RoutingFailure f, Endpoint endpoint) {
+    return endpoint != null && endpoint.anthropicErrors() ? anthropicBody(f) : body(f);
+  }
+
   /** The OpenAI-shaped body {@code {"error":{"message","type","param","code"}}}. */
   public static String body(RoutingFailure f) {
     Map<String, Object> err = new LinkedHashMap<>();
@@ -75,8 +109,22 @@ public final class ErrorResponses {
     return Json.write(Map.of("error", err));
   }
 
-  /** Sends the failure unless the response has already started. */
+  /**
+   * Sends the failure in the error shape of the endpoint the request's path names (OpenAI's for
+   * every other path), unless the response has already started.
+   */
+  public static void send(RoutingContext ctx, RoutingFailure f, String requestId) {
+    send(ctx.response(), f, requestId, Endpoint.forPath(ctx.request().path()).orElse(null));
+  }
+
+  /** Sends the failure in OpenAI's shape unless the response has already started. */
   public static void send(HttpServerResponse resp, RoutingFailure f, String requestId) {
+    send(resp, f, requestId, null);
+  }
+
+  /** Sends the failure in {@code endpoint}'s shape unless the response has already started. */
+  public static void send(
+      HttpServerResponse resp, RoutingFailure f, String requestId, Endpoint endpoint) {
     if (resp.headWritten() || resp.ended() || resp.closed()) {
       return;
     }
@@ -88,6 +136,6 @@ public final class ErrorResponses {
     }
     resp.putHeader("content-type", "application/json")
         .putHeader("x-request-id", requestId)
-        .end(body(f));
+        .end(body(f, endpoint));
   }
 }

@@ -94,7 +94,7 @@ final class Exchange {
 
   /** Answers the client with {@code f} (unless the response has begun) and ends the request. */
   void fail(RoutingFailure f) {
-    ErrorResponses.send(ctx.response(), f, requestId);
+    ErrorResponses.send(ctx.response(), f, requestId, endpoint);
     finish(Integer.toString(ErrorResponses.status(f)));
   }
 }

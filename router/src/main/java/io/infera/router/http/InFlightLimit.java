@@ -50,7 +50,7 @@ final class InFlightLimit implements PlatformHandler, MeterBinder {
       inFlight.decrementAndGet();
       refused.increment();
       ErrorResponses.send(
-          ctx.response(),
+          ctx,
           new RoutingFailure.Overloaded(
               "the router is at its limit of " + max + " requests under way; retry shortly"),
           RouterServer.requestId(ctx));

@@ -4,6 +4,7 @@ import io.infera.router.routing.AnalysisBudget;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.routing.RequestRouter;
+import io.infera.router.routing.RoutePlan;
 import io.infera.router.routing.RoutingFailure;
 import io.infera.router.runtime.RouterRuntime;
 import io.vertx.core.Future;
@@ -18,10 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code POST /v1/chat/completions} and {@code /v1/completions}, the orchestration: analyse (off
- * the event loop), pick and book, send, stream the answer back ({@link Upstream}). A failure before
- * the first byte is retried on another worker; a disaggregated pick goes to {@link
- * DisaggregatedDispatch}. Each try is an {@link Attempt} that every ending closes.
+ * The proxied endpoints ({@link Endpoint}), the orchestration: analyse (off the event loop), pick
+ * and book, send, stream the answer back ({@link Upstream}). A failure before the first byte is
+ * retried on another worker; a disaggregated pick goes to {@link DisaggregatedDispatch}. Each try
+ * is an {@link Attempt} that every ending closes.
  */
 final class ProxyHandler {
 
@@ -120,11 +121,20 @@ final class ProxyHandler {
       ex.fail(ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
       return;
     }
+    RoutePlan plan;
     if (pick instanceof RequestRouter.Pick.Pair pair) {
-      disaggregated.start(ex, pair);
-      return;
+      if (!ex.endpoint.byLoad()) {
+        disaggregated.start(ex, pair);
+        return;
+      }
+      // Embeddings and (de)tokenization are no generation: the prefill worker answers them
+      // alone, and the decode half of the pair is given back at once.
+      new Attempt(pair.decode()).close();
+      plan = pair.prefill();
+    } else {
+      plan = ((RequestRouter.Pick.Ok) pick).plan();
     }
-    Attempt attempt = new Attempt(((RequestRouter.Pick.Ok) pick).plan());
+    Attempt attempt = new Attempt(plan);
     if (ex.analyzed.media().multimodal()) {
       attempt.notTextOnly(); // image affinity, not text overlap, chose it: the tuner skips it
     }
@@ -206,7 +216,7 @@ final class ProxyHandler {
 
   /** A request refused before it has an exchange (nothing booked). */
   private void refuse(RoutingContext ctx, String requestId, RoutingFailure f) {
-    ErrorResponses.send(ctx.response(), f, requestId);
+    ErrorResponses.send(ctx, f, requestId);
     metrics.request(Integer.toString(ErrorResponses.status(f)), null, 0);
   }
 }

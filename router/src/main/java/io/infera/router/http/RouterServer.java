@@ -27,10 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router's HTTP servers (docs/architecture.md, "HTTP API"). The public port serves the OpenAI
- * API (the two proxied endpoints and models), health and readiness, nothing else; the admin port
- * ({@code admin.port}, optionally behind a bearer token) serves workers, metrics and the admin API.
- * Both run under a {@link ConnectionGuard}; the API requests under an {@link InFlightLimit}.
+ * The router's HTTP servers (docs/architecture.md, "HTTP API"). The public port serves the proxied
+ * endpoints ({@link Endpoint}: OpenAI chat, completions, Responses, embeddings, Anthropic Messages,
+ * {@code /tokenize}, {@code /detokenize}), models, health and readiness, nothing else; the admin
+ * port ({@code admin.port}, optionally behind a bearer token) serves workers, metrics and the admin
+ * API. Both run under a {@link ConnectionGuard}; the API requests under an {@link InFlightLimit}.
  * Graceful shutdown stops accepting, lets in-flight requests finish up to {@code
  * limits.shutdownTimeoutMs}, then closes.
  */
@@ -147,14 +148,12 @@ public final class RouterServer implements AutoCloseable {
     BodyHandler body = BodyHandler.create(false).setBodyLimit(maxBody);
     Router api = Router.router(vertx);
     api.route().handler(ctx -> admit(ctx, publicGuard));
-    api.post("/v1/chat/completions")
-        .handler(inFlight)
-        .handler(body)
-        .handler(ctx -> proxy.handle(ctx, Endpoint.CHAT));
-    api.post("/v1/completions")
-        .handler(inFlight)
-        .handler(body)
-        .handler(ctx -> proxy.handle(ctx, Endpoint.COMPLETIONS));
+    for (Endpoint endpoint : Endpoint.values()) {
+      api.post(endpoint.path())
+          .handler(inFlight)
+          .handler(body)
+          .handler(ctx -> proxy.handle(ctx, endpoint));
+    }
     api.get("/v1/models").handler(ctx -> json(ctx, 200, AdminViews.models(rt)));
     api.get("/health").handler(ctx -> json(ctx, 200, Map.of("status", "ok")));
     api.get("/ready").handler(this::ready);
@@ -247,7 +246,7 @@ public final class RouterServer implements AutoCloseable {
     }
     if (count > MAX_HEADER_COUNT) {
       ErrorResponses.send(
-          ctx.response(),
+          ctx,
           new RoutingFailure.HeadersTooLarge(
               count + " request headers, at most " + MAX_HEADER_COUNT),
           requestId(ctx));
@@ -276,7 +275,7 @@ public final class RouterServer implements AutoCloseable {
         .handler(
             ctx ->
                 ErrorResponses.send(
-                    ctx.response(),
+                    ctx,
                     new RoutingFailure.NotFound(
                         "no route for " + ctx.request().method() + " " + ctx.request().path()),
                     requestId(ctx)));
@@ -301,7 +300,7 @@ public final class RouterServer implements AutoCloseable {
                 log.error("unhandled failure path={}", ctx.request().path(), ctx.failure());
                 f = new RoutingFailure.Internal("internal error");
               }
-              ErrorResponses.send(ctx.response(), f, requestId(ctx));
+              ErrorResponses.send(ctx, f, requestId(ctx));
             });
   }
 

@@ -153,12 +153,12 @@ final class Upstream {
                   ar.cause().toString());
               if (!ex.clientGone && !out.ended() && !out.closed()) {
                 if (sse) {
-                  out.end(
-                      "data: "
-                          + ErrorResponses.body(
-                              new RoutingFailure.UpstreamFailed(
-                                  "worker " + attempt.worker() + " broke the stream"))
-                          + "\n\n");
+                  RoutingFailure broke =
+                      new RoutingFailure.UpstreamFailed(
+                          "worker " + attempt.worker() + " broke the stream");
+                  // Anthropic's streams name their events; an error is an "error" event.
+                  String event = ex.endpoint.anthropicErrors() ? "event: error\n" : "";
+                  out.end(event + "data: " + ErrorResponses.body(broke, ex.endpoint) + "\n\n");
                 } else {
                   out.reset();
                 }

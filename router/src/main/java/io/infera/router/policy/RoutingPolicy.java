@@ -41,7 +41,8 @@ public sealed interface RoutingPolicy
    * {@code cost(w) = weight(w) × (blocks − hits(w)) + active_blocks(w) + recent_blocks(w) +
    * engine(w)}, with {@code weight(w)} from {@link OverlapWeight#effective} (the pool's weight ×
    * the request's retention factor) and {@code engine(w)} the engine-reported term (0 when unknown
-   * or off); lowest cost wins, ties go to the lower load, then to the earlier candidate.
+   * or off); lowest cost wins, ties go to the lower load, then to fewer requests in flight, then to
+   * the earlier candidate.
    *
    * <p>A multimodal request ({@link Overlap#multimodal}) drops the text term and uses image
    * affinity in its place: {@code weight(w) × (B − B × held(w) / images) + load(w)}, where {@code
@@ -69,6 +70,7 @@ public sealed interface RoutingPolicy
       ImageOverlap images = overlap.images();
       List<Decision.Score> scores = new ArrayList<>(candidates.size());
       Decision.Score best = null;
+      int bestInFlight = 0;
       for (int i = 0; i < candidates.size(); i++) {
         Worker w = candidates.get(i);
         WorkerLoad l = load.of(w.id());
@@ -98,10 +100,16 @@ public sealed interface RoutingPolicy
                   hitBlocks);
         }
         scores.add(s);
+        // Equal costs and load terms (charges drained, e.g. requests without a full block that
+        // the engines sit on): the worker with fewer requests in flight.
         if (best == null
             || s.cost() < best.cost()
-            || (s.cost() == best.cost() && s.loadTerm() < best.loadTerm())) {
+            || (s.cost() == best.cost() && s.loadTerm() < best.loadTerm())
+            || (s.cost() == best.cost()
+                && s.loadTerm() == best.loadTerm()
+                && l.inFlight() < bestInFlight)) {
           best = s;
+          bestInFlight = l.inFlight();
         }
       }
       return new Decision(best.worker(), blocks, scores, images == null ? 0 : images.images());

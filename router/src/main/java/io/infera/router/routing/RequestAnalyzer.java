@@ -7,11 +7,13 @@ import io.infera.router.kv.BlockHasher;
 import io.infera.router.kv.RequestHasher;
 import io.infera.router.kv.RequestHashes;
 import io.infera.router.policy.InputTokens;
+import io.infera.router.tokenize.AnthropicChat;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.ContentFormat;
 import io.infera.router.tokenize.Prompt;
 import io.infera.router.tokenize.PromptTokenizer;
+import io.infera.router.tokenize.ResponsesChat;
 import io.infera.router.tokenize.TokenizeBudgetException;
 import io.infera.router.tokenize.Tokenized;
 import io.infera.router.tokenize.TokenizerException;
@@ -35,19 +37,60 @@ public final class RequestAnalyzer {
 
   private static final Logger log = LoggerFactory.getLogger(RequestAnalyzer.class);
 
-  /** The two proxied endpoints. */
+  /**
+   * The proxied endpoints (docs/architecture.md, "HTTP API"). The generation endpoints are routed
+   * by their prompt: chat and completions as they come, an Anthropic Messages or OpenAI Responses
+   * body rendered as the chat request the engine converts it to. The others are passed through
+   * routed by load alone. Each answers its failures in its API's error shape.
+   */
   public enum Endpoint {
-    CHAT("/v1/chat/completions"),
-    COMPLETIONS("/v1/completions");
+    CHAT("/v1/chat/completions", false, false),
+    COMPLETIONS("/v1/completions", false, false),
+    /** Anthropic's Messages API (vLLM and SGLang serve it). */
+    MESSAGES("/v1/messages", true, false),
+    /** OpenAI's Responses API (vLLM serves it). */
+    RESPONSES("/v1/responses", false, false),
+    EMBEDDINGS("/v1/embeddings", false, true),
+    TOKENIZE("/tokenize", false, true),
+    DETOKENIZE("/detokenize", false, true);
 
     private final String path;
+    private final boolean anthropic;
+    private final boolean byLoad;
 
-    Endpoint(String path) {
+    Endpoint(String path, boolean anthropic, boolean byLoad) {
       this.path = path;
+      this.anthropic = anthropic;
+      this.byLoad = byLoad;
     }
 
     public String path() {
       return path;
+    }
+
+    /** Failures are answered in Anthropic's error shape (else OpenAI's). */
+    public boolean anthropicErrors() {
+      return anthropic;
+    }
+
+    /** Passed through routed by load alone: the body has no prompt to match. */
+    public boolean byLoad() {
+      return byLoad;
+    }
+
+    /** The prompt is a chat rendered with the chat template. */
+    public boolean rendersChat() {
+      return this == CHAT || this == MESSAGES || this == RESPONSES;
+    }
+
+    /** The endpoint served at {@code path}, if any. */
+    public static Optional<Endpoint> forPath(String path) {
+      for (Endpoint e : values()) {
+        if (e.path.equals(path)) {
+          return Optional.of(e);
+        }
+      }
+      return Optional.empty();
     }
   }
 
@@ -63,6 +106,9 @@ public final class RequestAnalyzer {
    *     derives them from {@code body} and {@code tokens}
    * @param media the request's images, audio and video as keys ({@link MediaRefs}); {@link
    *     MediaRefs.Media#NONE} for a text-only request
+   * @param chatRequest the body as the OpenAI chat request it renders as: the body itself for a
+   *     chat, the converted request for Messages and Responses (what engine-mode tokenization
+   *     sends), null otherwise
    */
   public record Analyzed(
       Endpoint endpoint,
@@ -76,7 +122,8 @@ public final class RequestAnalyzer {
       long analyzeNanos,
       String tokenizeFailure,
       InputTokens input,
-      MediaRefs.Media media) {
+      MediaRefs.Media media,
+      Map<String, Object> chatRequest) {
 
     public Analyzed {
       if (input == null) {
@@ -85,7 +132,10 @@ public final class RequestAnalyzer {
       media = media == null ? MediaRefs.Media.NONE : media;
     }
 
-    /** A text-only analysis whose input tokens are derived from its body and token count. */
+    /**
+     * A text-only analysis whose input tokens are derived from its body and token count, and whose
+     * chat request, if any, is the body itself.
+     */
     public Analyzed(
         Endpoint endpoint,
         Map<String, Object> body,
@@ -109,7 +159,8 @@ public final class RequestAnalyzer {
           analyzeNanos,
           tokenizeFailure,
           null,
-          MediaRefs.Media.NONE);
+          MediaRefs.Media.NONE,
+          endpoint == Endpoint.CHAT ? body : null);
     }
 
     /** An analysis with only the page-size chain (tests, callers that hash themselves). */
@@ -160,7 +211,8 @@ public final class RequestAnalyzer {
           analyzeNanos,
           failure,
           in,
-          media);
+          media,
+          chatRequest);
     }
 
     /** True when the local tokenizer was absent and the engine should tokenize. */
@@ -279,64 +331,67 @@ public final class RequestAnalyzer {
     }
     long firstParent = BlockHasher.firstParent(lora, (String) saltValue);
 
-    Prompt prompt;
-    if (endpoint == Endpoint.CHAT) {
-      Object messages = body.get("messages");
-      if (!(messages instanceof List<?> list) || list.isEmpty()) {
-        return bad("'messages' must be a non-empty array", "messages");
+    Prompt prompt = null;
+    Map<String, Object> chatRequest = null;
+    String failure = null;
+    switch (endpoint) {
+      case CHAT -> chatRequest = body;
+      case MESSAGES -> {
+        Object maxTokens = body.get("max_tokens");
+        if (!(maxTokens instanceof Long n) || n < 1) {
+          return bad("'max_tokens' must be a positive integer", "max_tokens");
+        }
+        try {
+          chatRequest = AnthropicChat.toChatRequest(body, AnthropicChat.InlineSystem.PRESERVE);
+        } catch (VllmChat.InvalidMessage e) {
+          return bad(e.getMessage(), "messages");
+        }
       }
-      Object tools = body.get("tools");
-      if (tools != null && !(tools instanceof List)) {
-        return bad("'tools' must be an array", "tools");
+      case RESPONSES -> {
+        try {
+          ResponsesChat.Outcome outcome = ResponsesChat.toChatRequest(body);
+          if (outcome instanceof ResponsesChat.Outcome.Chat c) {
+            chatRequest = c.request();
+          } else {
+            failure = ((ResponsesChat.Outcome.ByLoad) outcome).reason();
+          }
+        } catch (VllmChat.InvalidMessage e) {
+          return bad(e.getMessage(), "input");
+        }
       }
-      Object kwargs = body.get("chat_template_kwargs");
-      if (kwargs != null && !(kwargs instanceof Map)) {
-        return bad("'chat_template_kwargs' must be an object", "chat_template_kwargs");
+      case COMPLETIONS -> {
+        Object p = body.get("prompt");
+        if (p == null) {
+          return bad("'prompt' is required", "prompt");
+        }
+        Optional<Prompt> completion = completionPrompt(p);
+        if (completion.isEmpty()) {
+          return bad(
+              "'prompt' must be a string, an array of token ids, or an array of those", "prompt");
+        }
+        prompt = completion.get();
       }
-      Object requestTemplate = body.get("chat_template");
-      if (requestTemplate != null && !(requestTemplate instanceof String)) {
-        return bad("'chat_template' must be a string", "chat_template");
+      case EMBEDDINGS, TOKENIZE, DETOKENIZE -> {
+        // passed through by load: nothing to render
       }
-      ContentFormat format = tokenizer == null ? ContentFormat.STRING : tokenizer.contentFormat();
-      List<Object> normalized;
-      try {
-        normalized = VllmChat.normalize(list, format);
-      } catch (VllmChat.InvalidMessage e) {
-        return bad(e.getMessage(), "messages");
+    }
+    if (chatRequest != null) {
+      Object chat = chatPrompt(chatRequest, tokenizer);
+      if (chat instanceof Result.Failed f) {
+        return f;
       }
-      Object agp = body.get("add_generation_prompt");
-      Object docs = body.get("documents");
-      prompt =
-          new Prompt.Chat(
-              new ChatInput(
-                  normalized,
-                  (List<Object>) tools,
-                  docs instanceof List<?> d ? (List<Object>) d : null,
-                  !(agp instanceof Boolean b) || b,
-                  Boolean.TRUE.equals(body.get("continue_final_message")),
-                  kwargs == null ? Map.of() : (Map<String, Object>) kwargs),
-              (String) requestTemplate);
-    } else {
-      Object p = body.get("prompt");
-      if (p == null) {
-        return bad("'prompt' is required", "prompt");
-      }
-      Optional<Prompt> completion = completionPrompt(p);
-      if (completion.isEmpty()) {
-        return bad(
-            "'prompt' must be a string, an array of token ids, or an array of those", "prompt");
-      }
-      prompt = completion.get();
+      prompt = (Prompt) chat;
     }
 
     RequestHashes hashes = RequestHashes.empty();
     int tokens = -1;
-    String failure = null;
     if (clientGone.getAsBoolean()) {
       return GONE;
     }
     long maxChars = config.limits().analysis().tokenizeMaxChars();
-    if (promptChars(prompt, maxChars) > maxChars) {
+    if (prompt == null) {
+      // by load: a pass-through endpoint, or a Responses request the router cannot render
+    } else if (promptChars(prompt, maxChars) > maxChars) {
       // Counted before rendering or tokenizing: the tokenizer never sees it (and nor does the
       // engine's /tokenize in engine mode); the engine answers the request as it would.
       failure = TokenizeBudgetException.TOO_LONG;
@@ -404,7 +459,50 @@ public final class RequestAnalyzer {
             nanos,
             failure,
             null,
-            media));
+            media,
+            chatRequest));
+  }
+
+  /**
+   * The prompt of an OpenAI chat request (the client's, or the one a Messages or Responses body
+   * converts to), or the {@link Result.Failed} that rejects it.
+   */
+  @SuppressWarnings("unchecked")
+  private static Object chatPrompt(Map<String, Object> body, PromptTokenizer tokenizer) {
+    Object messages = body.get("messages");
+    if (!(messages instanceof List<?> list) || list.isEmpty()) {
+      return bad("'messages' must be a non-empty array", "messages");
+    }
+    Object tools = body.get("tools");
+    if (tools != null && !(tools instanceof List)) {
+      return bad("'tools' must be an array", "tools");
+    }
+    Object kwargs = body.get("chat_template_kwargs");
+    if (kwargs != null && !(kwargs instanceof Map)) {
+      return bad("'chat_template_kwargs' must be an object", "chat_template_kwargs");
+    }
+    Object requestTemplate = body.get("chat_template");
+    if (requestTemplate != null && !(requestTemplate instanceof String)) {
+      return bad("'chat_template' must be a string", "chat_template");
+    }
+    ContentFormat format = tokenizer == null ? ContentFormat.STRING : tokenizer.contentFormat();
+    List<Object> normalized;
+    try {
+      normalized = VllmChat.normalize(list, format);
+    } catch (VllmChat.InvalidMessage e) {
+      return bad(e.getMessage(), "messages");
+    }
+    Object agp = body.get("add_generation_prompt");
+    Object docs = body.get("documents");
+    return new Prompt.Chat(
+        new ChatInput(
+            normalized,
+            (List<Object>) tools,
+            docs instanceof List<?> d ? (List<Object>) d : null,
+            !(agp instanceof Boolean b) || b,
+            Boolean.TRUE.equals(body.get("continue_final_message")),
+            kwargs == null ? Map.of() : (Map<String, Object>) kwargs),
+        (String) requestTemplate);
   }
 
   private static final Result GONE =

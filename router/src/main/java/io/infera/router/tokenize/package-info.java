@@ -1,7 +1,8 @@
 /**
  * Tokenization byte-identical to the engines: Hugging Face tokenizers through DJL, chat templates
  * through the {@code jinja} module's {@link io.infera.jinja} engine, requests normalized the way
- * vLLM normalizes them, and multi-turn prefix reuse.
+ * vLLM normalizes them (Anthropic Messages and OpenAI Responses bodies first converted to the chat
+ * requests vLLM renders for them), and multi-turn prefix reuse.
  *
  * <p>This is the only router package that uses the engine (JinjaUseTest checks): template failures
  * leave it as {@link io.infera.router.tokenize.ChatTemplateException} (render) or {@link

@@ -3,6 +3,7 @@ package io.infera.router.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.infera.router.json.Json;
 import io.infera.router.routing.RequestAnalyzer.Analyzed;
 import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.tokenize.Prompt;
@@ -194,6 +195,41 @@ class EngineTokenizerTest {
   void theAnswerLimitGrowsWithTheBodyLimitAndNeverOverflows() {
     assertThat(EngineTokenizer.maxAnswerBytes(1000)).isEqualTo(12_000 + (1 << 20));
     assertThat(EngineTokenizer.maxAnswerBytes(Long.MAX_VALUE / 16)).isPositive();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void aMessagesRequestIsTokenizedAsTheChatRequestItConvertsTo() throws Exception {
+    Map<String, Object> body =
+        (Map<String, Object>)
+            Json.parse(
+                "{\"model\":\"m\",\"max_tokens\":4,\"system\":\"S\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}");
+    Map<String, Object> converted =
+        io.infera.router.tokenize.AnthropicChat.toChatRequest(
+            body, io.infera.router.tokenize.AnthropicChat.InlineSystem.PRESERVE);
+    Analyzed a =
+        new Analyzed(
+            Endpoint.MESSAGES,
+            body,
+            "m",
+            false,
+            null,
+            io.infera.router.kv.RequestHashes.empty(),
+            -1,
+            0L,
+            0L,
+            null,
+            null,
+            null,
+            converted);
+    Map<String, Object> vllm = EngineTokenizer.tokenizeRequest(a, "vllm");
+    assertThat(Json.write(vllm.get("messages")))
+        .isEqualTo(
+            "[{\"role\":\"system\",\"content\":\"S\"},{\"role\":\"user\",\"content\":\"q\"}]");
+    assertThat(vllm).doesNotContainKeys("system", "max_tokens");
+    assertThat(vllm).containsEntry("add_special_tokens", false);
+    Map<String, Object> sglang = EngineTokenizer.tokenizeRequest(a, "sglang");
+    assertThat(sglang).containsKey("messages").doesNotContainKey("system");
   }
 
   @SuppressWarnings("unchecked")

@@ -90,4 +90,35 @@ class ErrorResponsesTest {
     assertThat(failures().map(a -> ((RoutingFailure) a.get()[0]).kind()).toList())
         .containsExactlyInAnyOrderElementsOf(seen);
   }
+
+  @ParameterizedTest
+  @MethodSource("failures")
+  void onTheMessagesEndpointEachFailureIsInAnthropicsShapeWithTheSameStatus(RoutingFailure f)
+      throws Exception {
+    Map<?, ?> body =
+        (Map<?, ?>)
+            Json.parse(
+                ErrorResponses.body(f, io.infera.router.routing.RequestAnalyzer.Endpoint.MESSAGES));
+    assertThat(body.keySet().stream().map(String::valueOf).toList())
+        .containsExactly("type", "error");
+    assertThat(body.get("type")).isEqualTo("error");
+    Map<?, ?> err = (Map<?, ?>) body.get("error");
+    assertThat(err.keySet().stream().map(String::valueOf).toList())
+        .containsExactly("type", "message");
+    assertThat(err.get("message")).isEqualTo(f.message());
+    String expected =
+        switch (ErrorResponses.status(f)) {
+          case 400, 431 -> "invalid_request_error";
+          case 401 -> "authentication_error";
+          case 404 -> "not_found_error";
+          case 413 -> "request_too_large";
+          case 429 -> "rate_limit_error";
+          case 503 -> "overloaded_error";
+          default -> "api_error"; // 499, 500, 502, 504
+        };
+    assertThat(err.get("type")).isEqualTo(expected);
+    // The OpenAI endpoints keep OpenAI's shape.
+    assertThat(ErrorResponses.body(f, io.infera.router.routing.RequestAnalyzer.Endpoint.RESPONSES))
+        .isEqualTo(ErrorResponses.body(f));
+  }
 }

@@ -47,6 +47,30 @@ class RoutingPolicyTest {
   }
 
   @Test
+  void equalCostsAndLoadTermsGoToFewerRequestsInFlight() {
+    var policy = RoutingPolicy.of(PolicyConfig.defaults());
+    // No blocks, charges drained: a holds two requests, b one, c none.
+    Decision d =
+        policy.select(
+            List.of(A, B, C),
+            Overlap.none(0),
+            loads(
+                Map.of(
+                    A.id(), new WorkerLoad(0, 0, 2),
+                    B.id(), new WorkerLoad(0, 0, 1))));
+    assertThat(d.winner()).isEqualTo(C.id());
+    // An idle fleet keeps candidate order; a lower load term still beats fewer in flight.
+    assertThat(policy.select(List.of(A, B), Overlap.none(0), loads(Map.of())).winner())
+        .isEqualTo(A.id());
+    Decision load =
+        policy.select(
+            List.of(A, B),
+            Overlap.none(0),
+            loads(Map.of(A.id(), new WorkerLoad(0, 0.5, 1), B.id(), new WorkerLoad(0, 0, 3))));
+    assertThat(load.winner()).isEqualTo(B.id());
+  }
+
+  @Test
   void lowestCostWinsAndEveryCandidateIsScored() {
     var policy = RoutingPolicy.of(PolicyConfig.defaults());
     Decision d =

@@ -224,7 +224,8 @@ class MultimodalPickTest {
             0,
             null,
             null,
-            cat);
+            cat,
+            Map.of());
     Map<String, Object> view = io.infera.router.admin.AdminViews.explain(a, plan);
     assertThat(view)
         .containsEntry("picked", "b")

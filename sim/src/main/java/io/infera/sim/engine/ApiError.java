@@ -36,6 +36,20 @@ final class ApiError extends Exception {
     return status;
   }
 
+  /**
+   * The body vLLM's Anthropic front end writes for the same error: {@code {"type": "error",
+   * "error": {"type", "message"}}}, the type being the engine's error name.
+   */
+  Map<String, Object> anthropicBody() {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("type", type);
+    e.put("message", getMessage());
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("type", "error");
+    out.put("error", e);
+    return out;
+  }
+
   /** The JSON body. */
   Map<String, Object> body() {
     Map<String, Object> e = new LinkedHashMap<>();

@@ -27,9 +27,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The simulated engine's HTTP API (vLLM's OpenAI server): generation endpoints streamed or whole,
- * {@code /tokenize}, {@code /v1/models}, {@code /health}, {@code /metrics}, and {@code /sim/cache}
- * (the cache's router hashes, the truth a router's index is compared against).
+ * The simulated engine's HTTP API (vLLM's OpenAI server): generation endpoints streamed or whole
+ * (chat, completions, Anthropic Messages, OpenAI Responses), {@code /tokenize}, {@code /v1/models},
+ * {@code /health}, {@code /metrics}, and {@code /sim/cache} (the cache's router hashes, the truth a
+ * router's index is compared against).
  *
  * <p>Threading: handlers run on the server's event loop and never block it. Parsing and
  * tokenization run on a bounded worker pool; engine work is queued to the rank's {@link
@@ -83,6 +84,8 @@ final class EngineHttp {
     BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
     r.post("/v1/chat/completions").handler(body).handler(rc -> generate(rc, Endpoint.CHAT));
     r.post("/v1/completions").handler(body).handler(rc -> generate(rc, Endpoint.COMPLETIONS));
+    r.post("/v1/messages").handler(body).handler(rc -> generate(rc, Endpoint.MESSAGES));
+    r.post("/v1/responses").handler(body).handler(rc -> generate(rc, Endpoint.RESPONSES));
     r.post("/tokenize").handler(body).handler(this::tokenize);
     return r;
   }
@@ -95,7 +98,7 @@ final class EngineHttp {
     try {
       loop = pickRank(rc);
     } catch (ApiError e) {
-      error(rc.response(), e);
+      error(rc.response(), e, endpoint);
       return;
     }
     byte[] body = rc.body().buffer() == null ? new byte[0] : rc.body().buffer().getBytes();
@@ -105,7 +108,7 @@ final class EngineHttp {
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                error(rc.response(), ar.cause());
+                error(rc.response(), ar.cause(), endpoint);
                 return;
               }
               Parsed p = ar.result();
@@ -124,7 +127,13 @@ final class EngineHttp {
     if (resp.closed()) {
       return; // the client left while the prompt was tokenized
     }
-    String prefix = p.endpoint() == Endpoint.CHAT ? "chatcmpl-" : "cmpl-";
+    String prefix =
+        switch (p.endpoint()) {
+          case CHAT -> "chatcmpl-";
+          case COMPLETIONS -> "cmpl-";
+          case MESSAGES -> "msg_";
+          case RESPONSES -> "resp_";
+        };
     Meta meta =
         new Meta(p.endpoint(), prefix + requestId, System.currentTimeMillis() / 1000, p.model());
     String coreId = meta.id() + "#" + serial.incrementAndGet();
@@ -157,6 +166,7 @@ final class EngineHttp {
     private final Parsed parsed;
     private final AnswerVocabulary.Answer answer;
     private final boolean promptTokensDetails;
+    private final ResponsesFormat responses;
     // Event-loop state.
     private int emitted;
     private boolean done;
@@ -178,6 +188,10 @@ final class EngineHttp {
       this.parsed = parsed;
       this.promptTokensDetails = promptTokensDetails;
       this.answer = answer;
+      this.responses =
+          parsed.endpoint() == Endpoint.RESPONSES
+              ? new ResponsesFormat(meta, parsed.maxTokens())
+              : null;
     }
 
     @Override
@@ -193,12 +207,17 @@ final class EngineHttp {
               return;
             }
             done = true;
-            if (parsed.stream()) {
+            Endpoint endpoint = parsed.endpoint();
+            if (parsed.stream() && endpoint == Endpoint.MESSAGES) {
+              resp.end(AnthropicFormat.error("overloaded_error", message));
+            } else if (parsed.stream() && endpoint == Endpoint.RESPONSES) {
+              resp.end(responses.end(answer.text(emitted), "abort", null));
+            } else if (parsed.stream()) {
               resp.end(OpenAiFormat.chunk(meta, null, emitted == 0, "abort") + OpenAiFormat.DONE);
             } else if (reason == Rejection.DOES_NOT_FIT) {
-              error(resp, ApiError.badRequest(message, null));
+              error(resp, ApiError.badRequest(message, null), endpoint);
             } else {
-              error(resp, new ApiError(503, "ServiceUnavailableError", message, null));
+              error(resp, new ApiError(503, "ServiceUnavailableError", message, null), endpoint);
             }
           });
     }
@@ -248,18 +267,79 @@ final class EngineHttp {
         emitted = upTo;
         if (finished != null) {
           done = true;
-          Map<String, Object> usage =
-              OpenAiFormat.usage(
-                  finished.promptTokens(), emitted, finished.cachedTokens(), promptTokensDetails);
-          json(
-              resp,
-              200,
-              OpenAiFormat.response(meta, answer.text(emitted), finished.finishReason(), usage));
+          json(resp, 200, whole(finished));
         }
       }
     }
 
+    /** The whole answer in the endpoint's format. */
+    private String whole(EngineEvent.Finished f) {
+      String text = answer.text(emitted);
+      int prompt = f.promptTokens();
+      int cached = f.cachedTokens();
+      return switch (parsed.endpoint()) {
+        case CHAT, COMPLETIONS ->
+            OpenAiFormat.response(
+                meta,
+                text,
+                f.finishReason(),
+                OpenAiFormat.usage(prompt, emitted, cached, promptTokensDetails));
+        case MESSAGES ->
+            AnthropicFormat.message(
+                meta,
+                text,
+                f.finishReason(),
+                AnthropicFormat.usage(prompt, emitted, cached, promptTokensDetails));
+        case RESPONSES ->
+            responses.whole(
+                text,
+                f.finishReason(),
+                ResponsesFormat.usage(prompt, emitted, cached, promptTokensDetails));
+      };
+    }
+
+    /** Streams a Messages or Responses answer: its opening with the first token, then deltas. */
+    private void streamEvents(int upTo, EngineEvent.Finished finished) {
+      boolean anthropic = parsed.endpoint() == Endpoint.MESSAGES;
+      StringBuilder sb = new StringBuilder();
+      if (emitted == 0 && (upTo > 0 || finished != null)) {
+        sb.append(
+            anthropic ? AnthropicFormat.start(meta, parsed.promptIds().length) : responses.start());
+      }
+      while (emitted < upTo) {
+        String piece = answer.pieces()[emitted];
+        sb.append(anthropic ? AnthropicFormat.delta(piece) : responses.delta(piece));
+        emitted++;
+      }
+      if (finished == null) {
+        if (sb.length() > 0) {
+          resp.write(sb.toString());
+        }
+        return;
+      }
+      done = true;
+      int prompt = finished.promptTokens();
+      int cached = finished.cachedTokens();
+      if (anthropic) {
+        sb.append(
+            AnthropicFormat.end(
+                finished.finishReason(),
+                AnthropicFormat.usage(prompt, emitted, cached, promptTokensDetails)));
+      } else {
+        sb.append(
+            responses.end(
+                answer.text(emitted),
+                finished.finishReason(),
+                ResponsesFormat.usage(prompt, emitted, cached, promptTokensDetails)));
+      }
+      resp.end(sb.toString());
+    }
+
     private void stream(int upTo, EngineEvent.Finished finished) {
+      if (parsed.endpoint() == Endpoint.MESSAGES || parsed.endpoint() == Endpoint.RESPONSES) {
+        streamEvents(upTo, finished);
+        return;
+      }
       StringBuilder sb = new StringBuilder();
       String finishReason = finished == null ? null : finished.finishReason();
       boolean finishSent = false;
@@ -421,6 +501,11 @@ final class EngineHttp {
   }
 
   private static void error(HttpServerResponse resp, Throwable t) {
+    error(resp, t, null);
+  }
+
+  /** An error in the endpoint's shape: Anthropic's for {@code /v1/messages}. */
+  private static void error(HttpServerResponse resp, Throwable t, Endpoint endpoint) {
     ApiError e;
     if (t instanceof ApiError a) {
       e = a;
@@ -434,6 +519,7 @@ final class EngineHttp {
       }
       return;
     }
-    json(resp, e.status(), Json.write(e.body()));
+    json(
+        resp, e.status(), Json.write(endpoint == Endpoint.MESSAGES ? e.anthropicBody() : e.body()));
   }
 }

@@ -3,27 +3,34 @@ package io.infera.sim.engine;
 import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
 import io.infera.router.routing.MediaRefs;
+import io.infera.router.tokenize.AnthropicChat;
 import io.infera.router.tokenize.ChatInput;
 import io.infera.router.tokenize.ChatTemplateException;
 import io.infera.router.tokenize.PromptTokenizer;
+import io.infera.router.tokenize.ResponsesChat;
 import io.infera.router.tokenize.TokenizerException;
 import io.infera.router.tokenize.VllmChat;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Validates and tokenizes request bodies exactly as the router does: chats are normalized like vLLM
- * ({@link VllmChat}), rendered with the chat template and encoded without special tokens, their
- * images (audio, video) put in front as opaque tokens ({@link ImageTokens}); completion prompts are
- * encoded with them; token arrays are used as is. CPU-heavy: called on a worker thread, never on an
- * event loop. Thread-safe.
+ * Validates and tokenizes request bodies exactly as the router does: chats (and Messages and
+ * Responses bodies, as the chat requests they convert to: {@link AnthropicChat}, {@link
+ * ResponsesChat}) are normalized like vLLM ({@link VllmChat}), rendered with the chat template and
+ * encoded without special tokens, their images (audio, video) put in front as opaque tokens ({@link
+ * ImageTokens}); completion prompts are encoded with them; token arrays are used as is. CPU-heavy:
+ * called on a worker thread, never on an event loop. Thread-safe.
  */
 final class RequestParser {
 
-  /** The two generation endpoints. */
+  /** The generation endpoints. */
   enum Endpoint {
     CHAT,
-    COMPLETIONS
+    COMPLETIONS,
+    /** Anthropic's Messages API, rendered as the chat request vLLM converts it to. */
+    MESSAGES,
+    /** OpenAI's Responses API (text input and output), rendered likewise. */
+    RESPONSES
   }
 
   /**
@@ -81,6 +88,29 @@ final class RequestParser {
     int batch = 1;
     if (endpoint == Endpoint.CHAT) {
       ids = chatIds(m, false);
+    } else if (endpoint == Endpoint.MESSAGES) {
+      try {
+        ids = chatIds(AnthropicChat.toChatRequest(m, AnthropicChat.InlineSystem.PRESERVE), false);
+      } catch (VllmChat.InvalidMessage e) {
+        throw ApiError.badRequest(e.getMessage(), "messages");
+      }
+    } else if (endpoint == Endpoint.RESPONSES) {
+      ResponsesChat.Outcome outcome;
+      try {
+        outcome = ResponsesChat.toChatRequest(m);
+      } catch (VllmChat.InvalidMessage e) {
+        throw ApiError.badRequest(e.getMessage(), "input");
+      }
+      if (!(outcome instanceof ResponsesChat.Outcome.Chat chat)) {
+        // The simulator keeps no responses: there is no stored history to continue.
+        throw ApiError.badRequest(
+            "the simulator stores no responses: previous_response_id, previous_response and"
+                + " items it cannot render are not supported ("
+                + ((ResponsesChat.Outcome.ByLoad) outcome).reason()
+                + ")",
+            "input");
+      }
+      ids = chatIds(chat.request(), false);
     } else {
       Object prompt = m.get("prompt");
       if (prompt instanceof List<?> list && !list.isEmpty() && !(list.get(0) instanceof Number)) {
@@ -159,11 +189,14 @@ final class RequestParser {
   }
 
   private static int maxTokens(Map<String, Object> m, Endpoint endpoint) throws ApiError {
-    String key = "max_tokens";
+    String key = endpoint == Endpoint.RESPONSES ? "max_output_tokens" : "max_tokens";
     Object v = m.get(key);
     if (endpoint == Endpoint.CHAT && m.get("max_completion_tokens") != null) {
       key = "max_completion_tokens";
       v = m.get(key);
+    }
+    if (v == null && endpoint == Endpoint.MESSAGES) {
+      throw ApiError.badRequest("'max_tokens' is required", "max_tokens");
     }
     if (v == null) {
       return DEFAULT_MAX_TOKENS;

@@ -12,6 +12,7 @@ import java.util.List;
  * @param loraAdapters LoRA adapter names the engines serve as extra models
  * @param pageSize the fleet's one KV block size
  * @param engineLoad engine-reported load ({@code policy.engineLoad.*}); null = defaults
+ * @param sessionAffinity session affinity ({@code policy.sessionAffinity.*}); null = defaults (off)
  */
 public record RouterConfig(
     String model,
@@ -26,12 +27,65 @@ public record RouterConfig(
     Index index,
     ServerLimits server,
     Admin admin,
-    EngineLoadConfig engineLoad) {
+    EngineLoadConfig engineLoad,
+    SessionAffinityConfig sessionAffinity) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
     index = index == null ? Index.defaults() : index;
     engineLoad = engineLoad == null ? EngineLoadConfig.DEFAULTS : engineLoad;
+    sessionAffinity = sessionAffinity == null ? SessionAffinityConfig.DEFAULTS : sessionAffinity;
+  }
+
+  /** A config with session affinity off. */
+  public RouterConfig(
+      String model,
+      List<String> loraAdapters,
+      int pageSize,
+      Tokenizer tokenizer,
+      PolicyConfig policy,
+      Events events,
+      Discovery discovery,
+      Limits limits,
+      Listen listen,
+      Index index,
+      ServerLimits server,
+      Admin admin,
+      EngineLoadConfig engineLoad) {
+    this(
+        model,
+        loraAdapters,
+        pageSize,
+        tokenizer,
+        policy,
+        events,
+        discovery,
+        limits,
+        listen,
+        index,
+        server,
+        admin,
+        engineLoad,
+        null);
+  }
+
+  /** The same config with other session affinity settings. */
+  public RouterConfig withSessionAffinity(SessionAffinityConfig s) {
+    return new RouterConfig(
+        model,
+        loraAdapters,
+        pageSize,
+        tokenizer,
+        policy,
+        events,
+        discovery,
+        limits,
+        listen,
+        index,
+        server,
+        admin,
+        engineLoad,
+        s);
   }
 
   /** A config with engine-reported load at its defaults. */

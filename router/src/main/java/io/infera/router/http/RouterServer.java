@@ -399,7 +399,10 @@ public final class RouterServer implements AutoCloseable {
                   .withEngineTokens(((RequestAnalyzer.Result.Ok) ar.result()).analyzed(), requestId)
                   .onSuccess(
                       analyzed -> {
-                        RequestRouter.Pick pick = rt.router().explain(analyzed.hashes());
+                        RequestRouter.Pick pick =
+                            rt.router()
+                                .explain(
+                                    analyzed.hashes(), ProxyHandler.sessionKey(rt, ctx, analyzed));
                         if (pick instanceof RequestRouter.Pick.Failed f) {
                           ErrorResponses.send(ctx.response(), f.failure(), requestId);
                           return;

@@ -64,6 +64,7 @@ public final class RequestRouter {
   private final Object pickLock = new Object();
   private volatile int tieRotation;
   private volatile EngineLoadTable engineLoad;
+  private volatile SessionAffinity sessions = SessionAffinity.off();
 
   /**
    * @param approx the learned history for {@code approx-prefix} (ignored by other policies)
@@ -120,12 +121,21 @@ public final class RequestRouter {
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
   public Pick pick(RequestHashes hashes, Set<WorkerId> exclude, long hashNanos) {
+    return pick(hashes, exclude, hashNanos, null);
+  }
+
+  /**
+   * As {@link #pick(RequestHashes, Set, long)} for a request of {@code session} (null: none): a
+   * bound session keeps its workers while they can take it (docs/routing.md, "Session affinity").
+   */
+  public Pick pick(
+      RequestHashes hashes, Set<WorkerId> exclude, long hashNanos, SessionKey session) {
     long t0 = nanoTime.getAsLong();
     List<Fleet.Member> mixed = fleet.routable(FULL_REQUEST_ROLES, exclude);
     Pick pick;
     RoutePlan cachePlan;
     if (!mixed.isEmpty()) {
-      RoutePlan plan = choose(mixed, hashes, true);
+      RoutePlan plan = choose(mixed, hashes, true, session, SessionAffinity.Side.PREFILL, exclude);
       pick = new Pick.Ok(plan);
       cachePlan = plan;
     } else {
@@ -134,8 +144,10 @@ public final class RequestRouter {
       if (prefill.isEmpty() || decode.isEmpty()) {
         return new Pick.Failed(noWorker(exclude));
       }
-      RoutePlan p = choose(prefill, hashes, true);
-      pick = new Pick.Pair(p, choose(decode, hashes, true));
+      RoutePlan p = choose(prefill, hashes, true, session, SessionAffinity.Side.PREFILL, exclude);
+      pick =
+          new Pick.Pair(
+              p, choose(decode, hashes, true, session, SessionAffinity.Side.DECODE, exclude));
       cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
     if (metrics != null) {
@@ -155,6 +167,14 @@ public final class RequestRouter {
 
   /** As {@link #explain(long[])} with every block size's chain. */
   public Pick explain(RequestHashes hashes) {
+    return explain(hashes, null);
+  }
+
+  /**
+   * As {@link #explain(RequestHashes)} for a request of {@code session}: shows whether the pick
+   * would be session-bound, without counting the binding as used.
+   */
+  public Pick explain(RequestHashes hashes, SessionKey session) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
     if (members.isEmpty()) {
       members = fleet.routable(Set.of(Role.PREFILL), Set.of());
@@ -162,7 +182,8 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }
-    return new Pick.Ok(choose(members, hashes, false));
+    return new Pick.Ok(
+        choose(members, hashes, false, session, SessionAffinity.Side.PREFILL, Set.of()));
   }
 
   /**
@@ -171,9 +192,22 @@ public final class RequestRouter {
    * bookings instead of all choosing the same least-loaded worker (a herd). A booked pick also
    * teaches the approx-prefix history that the winner now holds these blocks.
    *
+   * <p>Session affinity is asked first, under the same lock: a bound session's worker takes the
+   * pick (its choice still booked); selection — the policy, and for decode any demand-based choice
+   * — decides only a session's first target, its replacement, or a pick without a session.
+   *
    * @param book false for {@link #explain}: no booking, nothing learned
+   * @param session the request's session, or null
+   * @param exclude workers that already failed this request (a bound one is then replaced)
    */
-  private RoutePlan choose(List<Fleet.Member> members, RequestHashes request, boolean book) {
+  private RoutePlan choose(
+      List<Fleet.Member> members,
+      RequestHashes request,
+      boolean book,
+      SessionKey session,
+      SessionAffinity.Side side,
+      Set<WorkerId> exclude) {
+    SessionAffinity affinity = sessions;
     List<Fleet.Member> ordered = rotate(members);
     List<Worker> candidates = ordered.stream().map(Fleet.Member::asWorker).toList();
     // Load, booking and the approx-prefix history count blocks of the page size.
@@ -191,9 +225,14 @@ public final class RequestRouter {
     Decision d;
     Booking booking = null;
     Probe probe = null;
+    SessionAffinity.Verdict verdict;
+    int rank;
     if (book) {
       synchronized (pickLock) {
-        d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
+        verdict = affinity.verdict(session, side, ordered, fleet, exclude, false);
+        d = select(verdict, candidates, overlap, ordered);
+        rank = rank(verdict, match, d.winner());
+        affinity.booked(session, side, verdict, d.winner(), rank);
         booking = load.book(d.winner(), hashes, hashes.length - d.winnerScore().hits());
         if (policy instanceof RoutingPolicy.KvAware) {
           Fleet.Member w = fleet.member(d.winner());
@@ -208,10 +247,46 @@ public final class RequestRouter {
         approx.record(d.winner(), hashes);
       }
     } else {
-      d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
+      verdict = affinity.verdict(session, side, ordered, fleet, exclude, true);
+      d = select(verdict, candidates, overlap, ordered);
+      rank = rank(verdict, match, d.winner());
     }
-    int rank = match == null ? 0 : match.bestRank(d.winner());
-    return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe);
+    return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe, verdict);
+  }
+
+  /**
+   * The selection step: the policy's decision, whose winner a bound session's worker replaces (the
+   * scores stay, for explain). The seam for any other selection (decode demand): it chooses only
+   * when {@code verdict} is not {@link SessionAffinity.Verdict.Bound}.
+   */
+  private Decision select(
+      SessionAffinity.Verdict verdict,
+      List<Worker> candidates,
+      Overlap overlap,
+      List<Fleet.Member> ordered) {
+    Decision d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
+    if (verdict instanceof SessionAffinity.Verdict.Bound b && !b.worker().equals(d.winner())) {
+      return new Decision(b.worker(), d.requestBlocks(), d.scores());
+    }
+    return d;
+  }
+
+  /** A bound session's rank, else the winner's rank that caches the most (0 when single-rank). */
+  private static int rank(SessionAffinity.Verdict verdict, MatchResult match, WorkerId winner) {
+    if (verdict instanceof SessionAffinity.Verdict.Bound b && b.rank() >= 0) {
+      return b.rank();
+    }
+    return match == null ? 0 : match.bestRank(winner);
+  }
+
+  /** Binds sessions to workers from now on (docs/routing.md, "Session affinity"). */
+  public void attachSessionAffinity(SessionAffinity affinity) {
+    this.sessions = affinity;
+  }
+
+  /** The session affinity in use ({@link SessionAffinity#off()} unless attached). */
+  public SessionAffinity sessionAffinity() {
+    return sessions;
   }
 
   /**

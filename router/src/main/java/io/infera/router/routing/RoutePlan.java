@@ -11,9 +11,25 @@ import io.infera.router.policy.tuner.Probe;
  * @param booking released exactly once when the attempt ends, whichever way
  * @param probe the overlap-weight tuner's pending report for this pick (its first token, or its end
  *     without one); null when the weight is fixed, the policy ignores overlap, or for an explain
+ * @param session what session affinity said about this pick ({@code none} without a session)
  */
 public record RoutePlan(
-    Fleet.Member worker, Decision decision, Booking booking, int dpRank, Probe probe) {
+    Fleet.Member worker,
+    Decision decision,
+    Booking booking,
+    int dpRank,
+    Probe probe,
+    SessionAffinity.Verdict session) {
+
+  public RoutePlan {
+    session = session == null ? SessionAffinity.UNBOUND : session;
+  }
+
+  /** A pick made without session affinity. */
+  public RoutePlan(
+      Fleet.Member worker, Decision decision, Booking booking, int dpRank, Probe probe) {
+    this(worker, decision, booking, dpRank, probe, null);
+  }
 
   public int hitBlocks() {
     return decision.winnerScore().hits();

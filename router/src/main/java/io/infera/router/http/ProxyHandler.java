@@ -105,7 +105,7 @@ final class ProxyHandler {
                   .onComplete(
                       a -> {
                         ex.analyzed = a.result();
-                        ex.session = sessionKey(rt, ex.ctx, ex.analyzed);
+                        ex.session = sessionKey(rt, ex.ctx, ex.analyzed, true);
                         if (!ex.clientGone) {
                           attempt(ex);
                         }
@@ -205,13 +205,14 @@ final class ProxyHandler {
    * The request's session key (docs/routing.md, "Session affinity"): the configured header, else
    * the body's {@code prompt_cache_key}; null when affinity is off or the request names none.
    */
-  static SessionKey sessionKey(RouterRuntime rt, RoutingContext ctx, RequestAnalyzer.Analyzed a) {
+  static SessionKey sessionKey(
+      RouterRuntime rt, RoutingContext ctx, RequestAnalyzer.Analyzed a, boolean count) {
     SessionAffinity affinity = rt.router().sessionAffinity();
     if (!affinity.config().enabled()) {
       return null;
     }
     String header = affinity.config().header();
-    return affinity.key(header == null ? null : ctx.request().getHeader(header), a.body());
+    return affinity.key(header == null ? null : ctx.request().getHeader(header), a.body(), count);
   }
 
   /** A request refused before it has an exchange (nothing booked). */

@@ -402,7 +402,8 @@ public final class RouterServer implements AutoCloseable {
                         RequestRouter.Pick pick =
                             rt.router()
                                 .explain(
-                                    analyzed.hashes(), ProxyHandler.sessionKey(rt, ctx, analyzed));
+                                    analyzed.hashes(),
+                                    ProxyHandler.sessionKey(rt, ctx, analyzed, false));
                         if (pick instanceof RequestRouter.Pick.Failed f) {
                           ErrorResponses.send(ctx.response(), f.failure(), requestId);
                           return;

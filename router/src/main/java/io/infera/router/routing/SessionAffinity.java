@@ -177,12 +177,17 @@ public final class SessionAffinity implements MeterBinder {
    * @param headerValue the configured header's value, or null
    */
   public SessionKey key(String headerValue, Map<String, Object> body) {
+    return key(headerValue, body, true);
+  }
+
+  /** As {@link #key(String, Map)}; {@code count} false for explain, which changes no metric. */
+  public SessionKey key(String headerValue, Map<String, Object> body, boolean count) {
     if (!config.enabled()) {
       return null;
     }
     SessionKey.Extracted e =
         SessionKey.of(config.header() == null ? null : headerValue, body, config.maxKeyBytes());
-    Counter c = keys.get(e.outcome());
+    Counter c = count ? keys.get(e.outcome()) : null;
     if (c != null) {
       c.increment();
     }

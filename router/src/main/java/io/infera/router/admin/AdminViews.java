@@ -16,6 +16,7 @@ import io.infera.router.policy.tuner.WeightTuner;
 import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RoutePlan;
+import io.infera.router.routing.SessionAffinity;
 import io.infera.router.runtime.RouterRuntime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -255,6 +256,10 @@ public final class AdminViews {
     if (rt.sharedLoad() != null) {
       out.put("load_sharing", rt.sharedLoad().status());
     }
+    Map<String, Object> sessions = new LinkedHashMap<>(rt.router().sessionAffinity().status());
+    // Bindings cross replicas only over load sharing (NATS); otherwise each replica has its own.
+    sessions.put("shared", rt.sharedLoad() != null && rt.config().sessionAffinity().enabled());
+    out.put("session_affinity", sessions);
     Map<String, Object> idx = new LinkedHashMap<>();
     idx.put("entries", stats.entries());
     idx.put("degraded_sources", stats.degradedSources());
@@ -299,6 +304,7 @@ public final class AdminViews {
     out.put("mm_images", a.media().items());
     out.put("mm_image_keys", a.media().keyCount());
     out.put("mm_affinity_hits", d.images() > 0 ? d.winnerScore().imageHits() : 0);
+    out.put("session", session(plan.session()));
     List<Object> workers = new ArrayList<>();
     for (Decision.Score s : d.scores()) {
       Map<String, Object> w = new LinkedHashMap<>();
@@ -324,6 +330,18 @@ public final class AdminViews {
       hashes.add(BlockHasher.hex(h[i]));
     }
     out.put("first_block_hashes", hashes);
+    return out;
+  }
+
+  /** The explain document's {@code session} object: whether (and how) the pick is session-bound. */
+  private static Map<String, Object> session(SessionAffinity.Verdict v) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("bound", v instanceof SessionAffinity.Verdict.Bound);
+    out.put("verdict", v.label());
+    if (v instanceof SessionAffinity.Verdict.Replaced r) {
+      out.put("replaced_worker", r.previous().value());
+      out.put("replaced_reason", r.reason().label());
+    }
     return out;
   }
 

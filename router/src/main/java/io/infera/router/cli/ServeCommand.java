@@ -99,6 +99,23 @@ public final class ServeCommand implements Callable<Integer> {
   String prefillGuardRelease;
 
   @Option(
+      names = "--session-affinity",
+      paramLabel = "MODE",
+      description =
+          "off (default), prefill (a session keeps its prefill-side worker) or both (also its"
+              + " decode worker and rank). The session comes from the --session-affinity-header"
+              + " header or the body's prompt_cache_key. Env: INFERA_SESSION_AFFINITY.")
+  String sessionAffinity;
+
+  @Option(
+      names = "--session-affinity-header",
+      paramLabel = "NAME",
+      description =
+          "Request header holding a session id (default x-session-id; it wins over"
+              + " prompt_cache_key). Env: INFERA_SESSION_AFFINITY_HEADER.")
+  String sessionAffinityHeader;
+
+  @Option(
       names = "--router-tokenizer-path",
       paramLabel = "PATH",
       description =
@@ -148,6 +165,8 @@ public final class ServeCommand implements Callable<Integer> {
     flags.put("--decode-input-demand", decodeInputDemand);
     flags.put("--decode-request-weight", decodeRequestWeight);
     flags.put("--pd-prefill-guard-release", prefillGuardRelease);
+    flags.put("--session-affinity", sessionAffinity);
+    flags.put("--session-affinity-header", sessionAffinityHeader);
     flags.put("--router-tokenizer-path", tokenizerPath);
     flags.put("--kv-event-transport", transport);
     flags.put("--discovery-backend", backend);

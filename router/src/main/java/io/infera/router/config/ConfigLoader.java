@@ -108,6 +108,8 @@ public final class ConfigLoader {
           Map.entry("--decode-input-demand", "policy.decodeInputDemand"),
           Map.entry("--decode-request-weight", "policy.decodeRequestWeight"),
           Map.entry("--pd-prefill-guard-release", "policy.prefillGuardRelease"),
+          Map.entry("--session-affinity", "policy.sessionAffinity.mode"),
+          Map.entry("--session-affinity-header", "policy.sessionAffinity.header"),
           Map.entry("--router-tokenizer-path", "tokenizer.path"),
           Map.entry("--kv-event-transport", "events.transport"),
           Map.entry("--discovery-backend", "discovery.backend"),
@@ -345,7 +347,8 @@ public final class ConfigLoader {
         "decodeInputDemand",
         "decodeRequestWeight",
         "prefillGuardRelease",
-        "multimodal");
+        "multimodal",
+        "sessionAffinity");
     PolicyName policyName;
     String pname = pol.string("name", "kv-aware");
     try {
@@ -573,7 +576,8 @@ public final class ConfigLoader {
             admin,
             engineLoad(pol.child("engineLoad"), optOutWorkers, optOutPools),
             decodeDemand(pol, policyName),
-            multimodal(pol.child("multimodal"))),
+            multimodal(pol.child("multimodal")),
+            sessionAffinity(pol.child("sessionAffinity"))),
         unknown.result());
   }
 
@@ -634,6 +638,43 @@ public final class ConfigLoader {
                 MultimodalConfig.DEFAULT_AFFINITY_ENTRIES,
                 1,
                 MultimodalConfig.MAX_AFFINITY_ENTRIES));
+  }
+
+  /**
+   * {@code policy.sessionAffinity.*}. YAML 1.1 reads a bare {@code off} as the boolean false, so
+   * false is accepted as {@code off}; an empty {@code header} turns the header source off.
+   */
+  private static SessionAffinityConfig sessionAffinity(ConfigNode s) throws ConfigException {
+    s.only("mode", "header", "maxSessions", "ttlMs", "maxKeyBytes");
+    SessionAffinityConfig d = SessionAffinityConfig.DEFAULTS;
+    Object rawMode = s.map.get("mode");
+    SessionAffinityConfig.Mode mode;
+    if (rawMode == null || Boolean.FALSE.equals(rawMode)) {
+      mode = d.mode();
+    } else if (rawMode instanceof String m) {
+      try {
+        mode = SessionAffinityConfig.Mode.parse(m);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("policy.sessionAffinity.mode: " + e.getMessage());
+      }
+    } else {
+      throw new ConfigException(
+          "policy.sessionAffinity.mode: expected off, prefill or both, got " + rawMode);
+    }
+    String header = s.string("header", d.header());
+    try {
+      return new SessionAffinityConfig(
+          mode,
+          header == null || header.isBlank() ? null : header.strip(),
+          (int)
+              s.integer("maxSessions", d.maxSessions(), 1, SessionAffinityConfig.MAX_MAX_SESSIONS),
+          s.integer("ttlMs", d.ttlMs(), 1000, 7 * 86_400_000L),
+          (int)
+              s.integer(
+                  "maxKeyBytes", d.maxKeyBytes(), 1, SessionAffinityConfig.MAX_MAX_KEY_BYTES));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("policy.sessionAffinity." + e.getMessage());
+    }
   }
 
   /** {@code policy.engineLoad.*} plus the per-pool and per-worker opt-outs. */

@@ -15,6 +15,7 @@ import java.util.List;
  * @param decodeDemand decode input-demand routing ({@code policy.decodeInputDemand} and its
  *     companions); null = defaults (off)
  * @param multimodal image affinity ({@code policy.multimodal.*}); null = defaults
+ * @param sessionAffinity session affinity ({@code policy.sessionAffinity.*}); null = defaults (off)
  */
 public record RouterConfig(
     String model,
@@ -31,7 +32,8 @@ public record RouterConfig(
     Admin admin,
     EngineLoadConfig engineLoad,
     DecodeDemandConfig decodeDemand,
-    MultimodalConfig multimodal) {
+    MultimodalConfig multimodal,
+    SessionAffinityConfig sessionAffinity) {
 
   public RouterConfig {
     loraAdapters = List.copyOf(loraAdapters);
@@ -39,9 +41,13 @@ public record RouterConfig(
     engineLoad = engineLoad == null ? EngineLoadConfig.DEFAULTS : engineLoad;
     decodeDemand = decodeDemand == null ? DecodeDemandConfig.DEFAULTS : decodeDemand;
     multimodal = multimodal == null ? MultimodalConfig.DEFAULTS : multimodal;
+    sessionAffinity = sessionAffinity == null ? SessionAffinityConfig.DEFAULTS : sessionAffinity;
   }
 
-  /** A config with decode input demand (off) and image affinity at their defaults. */
+  /**
+   * A config with decode input demand (off), image affinity and session affinity (off) at their
+   * defaults.
+   */
   public RouterConfig(
       String model,
       List<String> loraAdapters,
@@ -71,7 +77,29 @@ public record RouterConfig(
         admin,
         engineLoad,
         null,
+        null,
         null);
+  }
+
+  /** The same config with other session affinity settings. */
+  public RouterConfig withSessionAffinity(SessionAffinityConfig s) {
+    return new RouterConfig(
+        model,
+        loraAdapters,
+        pageSize,
+        tokenizer,
+        policy,
+        events,
+        discovery,
+        limits,
+        listen,
+        index,
+        server,
+        admin,
+        engineLoad,
+        decodeDemand,
+        multimodal,
+        s);
   }
 
   /** A config with engine-reported load at its defaults. */
@@ -101,9 +129,7 @@ public record RouterConfig(
         index,
         server,
         admin,
-        null,
-        null,
-        null);
+        (EngineLoadConfig) null);
   }
 
   /** A config with the index limits, the HTTP server limits and the admin listener at defaults. */

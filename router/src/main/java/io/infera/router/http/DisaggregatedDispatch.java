@@ -143,13 +143,16 @@ final class DisaggregatedDispatch {
   private void sglangBoth(Exchange ex, Attempt prefill, Attempt decode, byte[] body, long room) {
     RoutePlan p = prefill.plan();
     log.debug(
-        "route pair request_id={} prefill={} decode={} blocks={} prefill_hits={} room={}",
+        "route pair request_id={} prefill={} decode={} blocks={} prefill_hits={} room={}"
+            + " session={} decode_session={}",
         ex.requestId,
         prefill.worker(),
         decode.worker(),
         p.decision().requestBlocks(),
         p.hitBlocks(),
-        room);
+        room,
+        p.session().label(),
+        decode.plan().session().label());
     upstream
         .send(ex, prefill, body, req -> ex.prefillUpstream = req)
         .onComplete(

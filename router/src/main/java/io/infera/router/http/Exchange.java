@@ -4,6 +4,7 @@ import io.infera.router.kv.WorkerId;
 import io.infera.router.routing.RequestAnalyzer.Analyzed;
 import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.routing.RoutingFailure;
+import io.infera.router.routing.SessionKey;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.ext.web.RoutingContext;
 import java.util.HashSet;
@@ -28,6 +29,9 @@ final class Exchange {
   final Set<WorkerId> tried = new HashSet<>();
   private final ProxyMetrics metrics;
   Analyzed analyzed;
+
+  /** The request's session (null: none); the same for every attempt. */
+  SessionKey session;
 
   /** The attempt whose answer the client gets. */
   Attempt main;

@@ -6,6 +6,8 @@ import io.infera.router.routing.RequestAnalyzer.Endpoint;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
 import io.infera.router.routing.RoutingFailure;
+import io.infera.router.routing.SessionAffinity;
+import io.infera.router.routing.SessionKey;
 import io.infera.router.runtime.RouterRuntime;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
@@ -106,6 +108,7 @@ final class ProxyHandler {
                   .onComplete(
                       a -> {
                         ex.analyzed = a.result();
+                        ex.session = sessionKey(rt, ex.ctx, ex.analyzed, true);
                         if (!ex.clientGone) {
                           attempt(ex);
                         }
@@ -116,7 +119,13 @@ final class ProxyHandler {
   private void attempt(Exchange ex) {
     RequestRouter.Pick pick =
         rt.router()
-            .pick(ex.analyzed.hashes(), ex.analyzed.input(), ex.analyzed.media(), ex.tried, 0);
+            .pick(
+                ex.analyzed.hashes(),
+                ex.analyzed.input(),
+                ex.analyzed.media(),
+                ex.tried,
+                0,
+                ex.session);
     if (pick instanceof RequestRouter.Pick.Failed f) {
       ex.fail(ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
       return;
@@ -140,12 +149,13 @@ final class ProxyHandler {
     }
     ex.main = attempt;
     log.debug(
-        "route request_id={} worker={} blocks={} hits={} attempt={}",
+        "route request_id={} worker={} blocks={} hits={} attempt={} session={}",
         ex.requestId,
         attempt.worker(),
         attempt.plan().decision().requestBlocks(),
         attempt.plan().hitBlocks(),
-        ex.tried.size() + 1);
+        ex.tried.size() + 1,
+        attempt.plan().session().label());
     upstream
         .send(ex, attempt, ex.body, req -> ex.upstream = req)
         .onComplete(
@@ -212,6 +222,20 @@ final class ProxyHandler {
     } else {
       ex.fail(ex.lastUpstreamFailure);
     }
+  }
+
+  /**
+   * The request's session key (docs/routing.md, "Session affinity"): the configured header, else
+   * the body's {@code prompt_cache_key}; null when affinity is off or the request names none.
+   */
+  static SessionKey sessionKey(
+      RouterRuntime rt, RoutingContext ctx, RequestAnalyzer.Analyzed a, boolean count) {
+    SessionAffinity affinity = rt.router().sessionAffinity();
+    if (!affinity.config().enabled()) {
+      return null;
+    }
+    String header = affinity.config().header();
+    return affinity.key(header == null ? null : ctx.request().getHeader(header), a.body(), count);
   }
 
   /** A request refused before it has an exchange (nothing booked). */

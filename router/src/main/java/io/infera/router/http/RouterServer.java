@@ -408,7 +408,11 @@ public final class RouterServer implements AutoCloseable {
                   .onSuccess(
                       analyzed -> {
                         RequestRouter.Pick pick =
-                            rt.router().explain(analyzed.hashes(), analyzed.media());
+                            rt.router()
+                                .explain(
+                                    analyzed.hashes(),
+                                    analyzed.media(),
+                                    ProxyHandler.sessionKey(rt, ctx, analyzed, false));
                         if (pick instanceof RequestRouter.Pick.Failed f) {
                           ErrorResponses.send(ctx.response(), f.failure(), requestId);
                           return;

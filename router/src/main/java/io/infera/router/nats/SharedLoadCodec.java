@@ -64,6 +64,9 @@ public final class SharedLoadCodec {
     if (m instanceof SharedLoadMessage.Weights w) {
       return WeightsCodec.encode(w);
     }
+    if (m instanceof SharedLoadMessage.Bindings b) {
+      return BindingsCodec.encode(b);
+    }
     List<Entry> entries = List.of();
     byte kind = KIND_BYE;
     if (m instanceof Update u) {
@@ -145,6 +148,8 @@ public final class SharedLoadCodec {
         m = new Heartbeat(replica, seq, entries(buf, false));
       } else if (kind == WeightsCodec.KIND_WEIGHTS) {
         m = WeightsCodec.read(buf, replica);
+      } else if (kind == BindingsCodec.KIND_BINDINGS) {
+        m = BindingsCodec.read(buf, replica);
       } else {
         throw new MalformedException(
             MalformedException.Kind.UNKNOWN_KIND, "unknown load message kind " + kind);

@@ -9,11 +9,12 @@ import java.util.List;
  * io.infera.router.events.nats.SharedLoad} sends and applies them.
  *
  * <p>Wire form, big-endian: {@code 'I' 'L'}, version {@code u8} (= {@value #VERSION}), kind {@code
- * u8} (1 update, 2 heartbeat, 3 bye), sender replica {@code i64}; a heartbeat then has its seq
- * {@code i64}; updates and heartbeats then have an entry count {@code u16} and the entries: flags
- * {@code u8} (bit 0: pick; other bits 0), worker id length {@code u16} and UTF-8 bytes, seq {@code
- * i64}, active blocks {@code i64}, in flight {@code i32}, and for a pick its charge ({@code f64}).
- * Nothing may follow. Codec: {@link SharedLoadCodec}.
+ * u8} (1 update, 2 heartbeat, 3 bye; 4 {@link Weights} and 5 {@link Bindings} are described there),
+ * sender replica {@code i64}; a heartbeat then has its seq {@code i64}; updates and heartbeats then
+ * have an entry count {@code u16} and the entries: flags {@code u8} (bit 0: pick; other bits 0),
+ * worker id length {@code u16} and UTF-8 bytes, seq {@code i64}, active blocks {@code i64}, in
+ * flight {@code i32}, and for a pick its charge ({@code f64}). Nothing may follow. Codec: {@link
+ * SharedLoadCodec}.
  */
 public sealed interface SharedLoadMessage {
 
@@ -126,6 +127,70 @@ public sealed interface SharedLoadMessage {
       if (estimates.isEmpty() || estimates.size() > MAX_WEIGHT_ENTRIES) {
         throw new IllegalArgumentException(
             "a weights message has 1 to " + MAX_WEIGHT_ENTRIES + " estimates");
+      }
+    }
+  }
+
+  /** Most bindings in one {@link Bindings} message. */
+  int MAX_BINDING_ENTRIES = 512;
+
+  /** Highest data-parallel rank a binding may name. */
+  int MAX_BINDING_RANK = 65_535;
+
+  /** Highest binding version accepted. */
+  long MAX_BINDING_VERSION = 1L << 40;
+
+  /**
+   * One session's binding (docs/routing.md, "Session affinity"): the session key's hash, the
+   * prefill-side worker and the decode worker (either may be absent, not both) with their ranks.
+   *
+   * @param session the XXH3-64 of the session key (the key text never crosses the wire)
+   * @param first the prefill-side worker, or null
+   * @param firstRank -1 (none) to {@value #MAX_BINDING_RANK}; -1 when {@code first} is null
+   * @param decode the decode worker, or null
+   * @param decodeRank as {@code firstRank}, for {@code decode}
+   * @param version 1 to {@value #MAX_BINDING_VERSION}
+   * @param origin the replica that made this version
+   */
+  record BindingEntry(
+      long session,
+      WorkerId first,
+      int firstRank,
+      WorkerId decode,
+      int decodeRank,
+      long version,
+      long origin) {
+    public BindingEntry {
+      if (first == null && decode == null) {
+        throw new IllegalArgumentException("a binding names a first or a decode worker");
+      }
+      if (firstRank < -1
+          || firstRank > MAX_BINDING_RANK
+          || (first == null && firstRank != -1)
+          || decodeRank < -1
+          || decodeRank > MAX_BINDING_RANK
+          || (decode == null && decodeRank != -1)) {
+        throw new IllegalArgumentException("ranks must be in [-1, 65535], -1 without a worker");
+      }
+      if (version < 1 || version > MAX_BINDING_VERSION) {
+        throw new IllegalArgumentException("version must be in [1, 2^40]");
+      }
+    }
+  }
+
+  /**
+   * Session bindings the sender made, replaced or still uses; kind 5 on the wire, after the
+   * replica: an entry count {@code u16} and per entry the session {@code i64}, flags {@code u8}
+   * (bit 0: first worker present, bit 1: decode worker present, other bits 0), for each present
+   * worker its id's length {@code u16}, UTF-8 bytes and rank {@code i32}, then version {@code i64}
+   * and origin {@code i64}.
+   */
+  record Bindings(long replica, List<BindingEntry> entries) implements SharedLoadMessage {
+    public Bindings {
+      entries = List.copyOf(entries);
+      if (entries.isEmpty() || entries.size() > MAX_BINDING_ENTRIES) {
+        throw new IllegalArgumentException(
+            "a bindings message has 1 to " + MAX_BINDING_ENTRIES + " entries");
       }
     }
   }

@@ -8,5 +8,8 @@
  * released exactly once whichever way the request ends. Decode input demand follows the same rule:
  * {@link io.infera.router.policy.DemandSelection} is pure, and {@link
  * io.infera.router.policy.DecodeDemand} books a reservation after it that is released exactly once.
+ * released exactly once whichever way the request ends. {@link
+ * io.infera.router.policy.SessionBindings} is the bounded (LRU + TTL) session → worker table that
+ * session affinity consults before selection; it keeps key hashes only, never key text.
  */
 package io.infera.router.policy;

@@ -91,6 +91,8 @@ public final class RequestRouter {
   private record DemandParts(
       DecodeDemandConfig config, DecodeDemand table, DecodeDemandMeters meters) {}
 
+  private volatile SessionAffinity sessions = SessionAffinity.off();
+
   /**
    * @param approx the learned history for {@code approx-prefix} (ignored by other policies)
    */
@@ -195,7 +197,7 @@ public final class RequestRouter {
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
   public Pick pick(RequestHashes hashes, Set<WorkerId> exclude, long hashNanos) {
-    return pick(hashes, InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos);
+    return pick(hashes, InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos, null);
   }
 
   /**
@@ -203,33 +205,43 @@ public final class RequestRouter {
    * demand (used only by a decode pick with {@code policy.decodeInputDemand} shadow or on).
    */
   public Pick pick(RequestHashes hashes, InputTokens input, Set<WorkerId> exclude, long hashNanos) {
-    return pick(hashes, input, MediaRefs.Media.NONE, exclude, hashNanos);
+    return pick(hashes, input, MediaRefs.Media.NONE, exclude, hashNanos, null);
   }
 
-  /** As {@link #pick(RequestHashes, InputTokens, MediaRefs.Media, Set, long)}, text only demand. */
+  /** As {@link #pick(RequestHashes, Set, long)} for a request that may carry images. */
   public Pick pick(
       RequestHashes hashes, MediaRefs.Media media, Set<WorkerId> exclude, long hashNanos) {
-    return pick(hashes, InputTokens.NONE, media, exclude, hashNanos);
+    return pick(hashes, InputTokens.NONE, media, exclude, hashNanos, null);
+  }
+
+  /** As {@link #pick(RequestHashes, Set, long)} for a request of {@code session} (null: none). */
+  public Pick pick(
+      RequestHashes hashes, Set<WorkerId> exclude, long hashNanos, SessionKey session) {
+    return pick(hashes, InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos, session);
   }
 
   /**
    * As {@link #pick(RequestHashes, Set, long)} with the request's input tokens (decode input
-   * demand) and its images: a multimodal one is chosen by image affinity instead of its text hits
-   * (kv-aware and approx-prefix; under prefill/decode the prefill pick, the decode pick is by
-   * load), and the winner is remembered as holding its images.
+   * demand), its images and its session: a multimodal one is chosen by image affinity instead of
+   * its text hits (kv-aware and approx-prefix; under prefill/decode the prefill pick, the decode
+   * pick is by load), and the winner is remembered as holding its images; a bound session keeps its
+   * workers while they can take it (docs/routing.md, "Session affinity").
+   *
+   * @param session the request's session, or null for none
    */
   public Pick pick(
       RequestHashes hashes,
       InputTokens input,
       MediaRefs.Media media,
       Set<WorkerId> exclude,
-      long hashNanos) {
+      long hashNanos,
+      SessionKey session) {
     long t0 = nanoTime.getAsLong();
     List<Fleet.Member> mixed = fleet.routable(FULL_REQUEST_ROLES, exclude);
     Pick pick;
     RoutePlan cachePlan;
     if (!mixed.isEmpty()) {
-      RoutePlan plan = choose(mixed, hashes, null, media, Side.CACHE, true);
+      RoutePlan plan = choose(mixed, hashes, null, media, Side.CACHE, true, session, exclude);
       pick = new Pick.Ok(plan);
       cachePlan = plan;
     } else {
@@ -238,8 +250,10 @@ public final class RequestRouter {
       if (prefill.isEmpty() || decode.isEmpty()) {
         return new Pick.Failed(noWorker(exclude));
       }
-      RoutePlan p = choose(prefill, hashes, null, media, Side.CACHE, true);
-      pick = new Pick.Pair(p, choose(decode, hashes, input, media, Side.DECODE, true));
+      RoutePlan p = choose(prefill, hashes, null, media, Side.CACHE, true, session, exclude);
+      pick =
+          new Pick.Pair(
+              p, choose(decode, hashes, input, media, Side.DECODE, true, session, exclude));
       cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
     if (metrics != null) {
@@ -259,11 +273,24 @@ public final class RequestRouter {
 
   /** As {@link #explain(long[])} with every block size's chain. */
   public Pick explain(RequestHashes hashes) {
-    return explain(hashes, MediaRefs.Media.NONE);
+    return explain(hashes, MediaRefs.Media.NONE, null);
   }
 
   /** As {@link #explain(RequestHashes)} for a request that may carry images. */
   public Pick explain(RequestHashes hashes, MediaRefs.Media media) {
+    return explain(hashes, media, null);
+  }
+
+  /** As {@link #explain(RequestHashes)} for a text request of {@code session}. */
+  public Pick explain(RequestHashes hashes, SessionKey session) {
+    return explain(hashes, MediaRefs.Media.NONE, session);
+  }
+
+  /**
+   * As {@link #explain(RequestHashes)} for a request with images and of {@code session} (null:
+   * none): shows whether the pick would be session-bound, without counting the binding as used.
+   */
+  public Pick explain(RequestHashes hashes, MediaRefs.Media media, SessionKey session) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
     if (members.isEmpty()) {
       members = fleet.routable(Set.of(Role.PREFILL), Set.of());
@@ -271,13 +298,17 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }
-    return new Pick.Ok(choose(members, hashes, null, media, Side.CACHE, false));
+    return new Pick.Ok(choose(members, hashes, null, media, Side.CACHE, false, session, Set.of()));
   }
 
   /** Which half of a pick: the one whose cache decides (mixed, prefill), or decode. */
   private enum Side {
     CACHE,
-    DECODE
+    DECODE;
+
+    SessionAffinity.Side session() {
+      return this == CACHE ? SessionAffinity.Side.PREFILL : SessionAffinity.Side.DECODE;
+    }
   }
 
   /**
@@ -291,7 +322,13 @@ public final class RequestRouter {
    * original one in shadow mode, the suggested one in on mode) and books that worker.
    *
    * @param input the request's input tokens for a decode pick (null for prefill and mixed picks)
+   *     <p>Session affinity is asked first, under the same lock: a bound session's worker takes the
+   *     pick (its choice still booked); selection — the policy, and for decode any demand-based
+   *     choice — decides only a session's first target, its replacement, or a pick without a
+   *     session.
    * @param book false for {@link #explain}: no booking, nothing learned
+   * @param session the request's session, or null
+   * @param exclude workers that already failed this request (a bound one is then replaced)
    */
   private RoutePlan choose(
       List<Fleet.Member> members,
@@ -299,7 +336,10 @@ public final class RequestRouter {
       InputTokens input,
       MediaRefs.Media media,
       Side side,
-      boolean book) {
+      boolean book,
+      SessionKey session,
+      Set<WorkerId> exclude) {
+    SessionAffinity sessionsNow = sessions;
     List<Fleet.Member> ordered = rotate(members);
     List<Worker> candidates = ordered.stream().map(Fleet.Member::asWorker).toList();
     // Load, booking and the approx-prefix history count blocks of the page size.
@@ -330,13 +370,16 @@ public final class RequestRouter {
     Probe probe = null;
     DemandPick demandPick = null;
     DemandParts dm = input != null && policy instanceof RoutingPolicy.KvAware ? demand : null;
+    SessionAffinity.Verdict verdict;
     int rank;
     if (book) {
       synchronized (pickLock) {
-        d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
-        rank = match == null ? 0 : match.bestRank(d.winner());
+        verdict = sessionsNow.verdict(session, side.session(), ordered, fleet, exclude, false);
+        d = select(verdict, candidates, overlap, ordered);
+        rank = rank(verdict, match, d.winner());
         if (dm != null) {
-          demandPick = demandPick(dm, ordered, d, rank, input);
+          boolean bound = verdict instanceof SessionAffinity.Verdict.Bound;
+          demandPick = demandPick(dm, ordered, d, rank, input, bound);
           if (!demandPick.actual().worker().equals(d.winner())) {
             d =
                 new Decision(
@@ -344,6 +387,7 @@ public final class RequestRouter {
           }
           rank = demandPick.actual().rank();
         }
+        sessionsNow.booked(session, side.session(), verdict, d.winner(), rank);
         booking = load.book(d.winner(), hashes, missedBlocks(d, overlap, hashes.length));
         if (affinity) {
           imageAffinity.booked(d.winner(), imageKeys);
@@ -377,10 +421,11 @@ public final class RequestRouter {
             held);
       }
     } else {
-      d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
-      rank = match == null ? 0 : match.bestRank(d.winner());
+      verdict = sessionsNow.verdict(session, side.session(), ordered, fleet, exclude, true);
+      d = select(verdict, candidates, overlap, ordered);
+      rank = rank(verdict, match, d.winner());
     }
-    return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe, demandPick);
+    return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe, demandPick, verdict);
   }
 
   /**
@@ -389,7 +434,12 @@ public final class RequestRouter {
    * reservation.
    */
   private static DemandPick demandPick(
-      DemandParts dm, List<Fleet.Member> ordered, Decision d, int originalRank, InputTokens input) {
+      DemandParts dm,
+      List<Fleet.Member> ordered,
+      Decision d,
+      int originalRank,
+      InputTokens input,
+      boolean bound) {
     List<DemandSelection.Candidate> candidates = new ArrayList<>();
     DemandTarget original = null;
     for (Fleet.Member m : ordered) {
@@ -408,8 +458,10 @@ public final class RequestRouter {
     long tokens = input.demand();
     DemandSelection.Choice c =
         DemandSelection.select(candidates, tokens, dm.config().requestWeight());
+    // A bound session keeps its target: demand chooses only a session's first one or its
+    // replacement (the suggestion is still made and counted).
     DemandTarget actual =
-        dm.config().mode() == DecodeDemandConfig.Mode.ON ? c.suggested() : original;
+        dm.config().mode() == DecodeDemandConfig.Mode.ON && !bound ? c.suggested() : original;
     return new DemandPick(
         dm.config().mode(),
         input,
@@ -448,6 +500,41 @@ public final class RequestRouter {
       return (int) Math.round(Math.max(0, overlap.images().blocks() - s.imageHitBlocks()));
     }
     return requestBlocks - s.hits();
+  }
+
+  /**
+   * The selection step: the policy's decision, whose winner a bound session's worker replaces (the
+   * scores stay, for explain). The seam for any other selection (decode demand): it chooses only
+   * when {@code verdict} is not {@link SessionAffinity.Verdict.Bound}.
+   */
+  private Decision select(
+      SessionAffinity.Verdict verdict,
+      List<Worker> candidates,
+      Overlap overlap,
+      List<Fleet.Member> ordered) {
+    Decision d = policy.select(candidates, overlap, snapshot(candidates), weights(ordered));
+    if (verdict instanceof SessionAffinity.Verdict.Bound b && !b.worker().equals(d.winner())) {
+      return new Decision(b.worker(), d.requestBlocks(), d.scores(), d.images());
+    }
+    return d;
+  }
+
+  /** A bound session's rank, else the winner's rank that caches the most (0 when single-rank). */
+  private static int rank(SessionAffinity.Verdict verdict, MatchResult match, WorkerId winner) {
+    if (verdict instanceof SessionAffinity.Verdict.Bound b && b.rank() >= 0) {
+      return b.rank();
+    }
+    return match == null ? 0 : match.bestRank(winner);
+  }
+
+  /** Binds sessions to workers from now on (docs/routing.md, "Session affinity"). */
+  public void attachSessionAffinity(SessionAffinity affinity) {
+    this.sessions = affinity;
+  }
+
+  /** The session affinity in use ({@link SessionAffinity#off()} unless attached). */
+  public SessionAffinity sessionAffinity() {
+    return sessions;
   }
 
   /**

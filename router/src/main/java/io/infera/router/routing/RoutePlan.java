@@ -14,6 +14,7 @@ import io.infera.router.policy.tuner.Probe;
  *     without one); null when the weight is fixed, the policy ignores overlap, or for an explain
  * @param demand the decode input-demand decision and its reservation, released with the booking;
  *     null unless this is a decode pick with {@code policy.decodeInputDemand} shadow or on
+ * @param session what session affinity said about this pick ({@code none} without a session)
  */
 public record RoutePlan(
     Fleet.Member worker,
@@ -21,12 +22,17 @@ public record RoutePlan(
     Booking booking,
     int dpRank,
     Probe probe,
-    DemandPick demand) {
+    DemandPick demand,
+    SessionAffinity.Verdict session) {
 
-  /** A plan without decode input demand. */
+  public RoutePlan {
+    session = session == null ? SessionAffinity.UNBOUND : session;
+  }
+
+  /** A plan without decode input demand or session affinity. */
   public RoutePlan(
       Fleet.Member worker, Decision decision, Booking booking, int dpRank, Probe probe) {
-    this(worker, decision, booking, dpRank, probe, null);
+    this(worker, decision, booking, dpRank, probe, null, null);
   }
 
   /**

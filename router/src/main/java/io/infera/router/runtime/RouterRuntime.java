@@ -24,6 +24,7 @@ import io.infera.router.routing.Fleet;
 import io.infera.router.routing.RequestAnalyzer;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutingMetrics;
+import io.infera.router.routing.SessionAffinity;
 import io.infera.router.routing.TunerMeters;
 import io.infera.router.tokenize.PromptTokenizer;
 import io.micrometer.core.instrument.Gauge;
@@ -178,6 +179,17 @@ public final class RouterRuntime implements AutoCloseable {
       sharedLoad.shareWeights(router.tuning());
       sharedLoad.bindTo(registry);
       router.rotateTies(new SecureRandom().nextInt(Integer.MAX_VALUE));
+    }
+    // Session affinity: bindings per replica, shared with the others over load sharing (NATS).
+    SessionAffinity affinity =
+        new SessionAffinity(
+            config.sessionAffinity(),
+            sharedLoad != null ? sharedLoad.replicaId() : new SecureRandom().nextLong(),
+            () -> System.nanoTime() / 1_000_000L);
+    affinity.bindTo(registry);
+    router.attachSessionAffinity(affinity);
+    if (sharedLoad != null && config.sessionAffinity().enabled()) {
+      sharedLoad.shareBindings(affinity.bindings());
     }
     this.analyzer =
         new RequestAnalyzer(config, tokenizer::get, routingMetrics, index::otherBlockSizes);

@@ -10,6 +10,8 @@ import io.infera.router.nats.SharedLoadMessage.Heartbeat;
 import io.infera.router.nats.SharedLoadMessage.Update;
 import io.infera.router.policy.LoadTracker;
 import io.infera.router.policy.PeerLoadTable;
+import io.infera.router.policy.SessionBinding;
+import io.infera.router.policy.SessionBindings;
 import io.infera.router.policy.WorkerLoad;
 import io.infera.router.policy.tuner.OverlapTuning;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -164,6 +166,11 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
   private volatile Set<WorkerId> known;
   // The overlap-weight estimates shared with the heartbeats; null: none (fixed weights, tests).
   private volatile OverlapTuning tuning;
+  // The session bindings shared; null: none (session affinity off).
+  private volatile SessionBindings bindings;
+  private final LongAdder bindingsApplied = new LongAdder();
+  private final LongAdder bindingsStale = new LongAdder();
+  private final LongAdder bindingsRefused = new LongAdder();
 
   // The NATS side, set by LoadSharingConnection before anything can use it; null when driven
   // directly (unit tests).
@@ -309,6 +316,22 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     this.tuning = tuning;
   }
 
+  /**
+   * Shares session bindings (docs/routing.md, "Session affinity"): a binding {@code b} makes or
+   * replaces is published at once, bindings still in use are re-published in batches with the
+   * heartbeats, and the peers' bindings are merged into {@code b} — those naming a worker discovery
+   * does not know are refused and counted.
+   */
+  public void shareBindings(SessionBindings b) {
+    this.bindings = b;
+    b.share(this::announceBinding);
+  }
+
+  /** This replica's id (the origin of the session bindings it makes). */
+  public long replicaId() {
+    return replicaId;
+  }
+
   /** The {@code load_sharing} object of the admin status, in its order. */
   public Map<String, Object> status() {
     Stats ls = stats();
@@ -323,6 +346,11 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     out.put("clamped", ls.clamped());
     out.put("unknown_workers", ls.unknownWorkers());
     out.put("ignored_replicas", ls.ignoredReplicas());
+    if (bindings != null) {
+      out.put("bindings_applied", bindingsApplied.sum());
+      out.put("bindings_stale", bindingsStale.sum());
+      out.put("bindings_refused", bindingsRefused.sum());
+    }
     return out;
   }
 
@@ -343,6 +371,13 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
             "infera.load.sharing.unknown.workers", s -> s.stats().unknownWorkers(),
             "infera.load.sharing.ignored.replicas", s -> s.stats().ignoredReplicas());
     c.forEach((name, f) -> FunctionCounter.builder(name, this, f).register(registry));
+    // Session bindings from other replicas: merged, older than ours, or naming unknown workers.
+    Map<String, ToDoubleFunction<SharedLoad>> b =
+        Map.of(
+            "infera.load.sharing.bindings.applied", s -> s.bindingsApplied.sum(),
+            "infera.load.sharing.bindings.stale", s -> s.bindingsStale.sum(),
+            "infera.load.sharing.bindings.refused", s -> s.bindingsRefused.sum());
+    b.forEach((name, f) -> FunctionCounter.builder(name, this, f).register(registry));
   }
 
   @Override
@@ -399,6 +434,8 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
       o = peers.heartbeat(h.replica(), h.seq(), changes(h.entries()));
     } else if (m instanceof SharedLoadMessage.Weights w) {
       mergeWeights(w);
+    } else if (m instanceof SharedLoadMessage.Bindings b) {
+      mergeBindings(b);
     }
     if (o == PeerLoadTable.Outcome.JOINED) {
       log.info("load peer joined replica={}", Long.toHexString(m.replica()));
@@ -417,6 +454,7 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     if (lastHeartbeat == Long.MIN_VALUE || now - lastHeartbeat >= settings.heartbeat().toNanos()) {
       heartbeat();
       sendWeights();
+      sendBindingRefreshes();
     }
     for (PeerLoadTable.Expired e : peers.expire()) {
       log.info(
@@ -463,6 +501,59 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
     }
   }
 
+  /** A binding this replica made or replaced (the pick thread; publishing never blocks). */
+  private void announceBinding(long session, SessionBinding b) {
+    if (!closed.get()) {
+      send(new SharedLoadMessage.Bindings(replicaId, List.of(entry(session, b))));
+    }
+  }
+
+  /** The bindings in use whose refresh is due, in messages of at most the entry cap. */
+  void sendBindingRefreshes() {
+    SessionBindings b = bindings;
+    if (b == null) {
+      return;
+    }
+    // A bounded amount per tick: the rest waits (a refresh is due for a third of the TTL).
+    for (int round = 0; round < 8; round++) {
+      List<SessionBindings.Entry> due = b.drainRefreshes(SharedLoadMessage.MAX_BINDING_ENTRIES);
+      if (due.isEmpty()) {
+        return;
+      }
+      send(
+          new SharedLoadMessage.Bindings(
+              replicaId, due.stream().map(e -> entry(e.session(), e.binding())).toList()));
+    }
+  }
+
+  private void mergeBindings(SharedLoadMessage.Bindings m) {
+    SessionBindings b = bindings;
+    if (b == null) {
+      return;
+    }
+    Set<WorkerId> k = known;
+    for (SharedLoadMessage.BindingEntry e : m.entries()) {
+      if (k != null
+          && ((e.first() != null && !k.contains(e.first()))
+              || (e.decode() != null && !k.contains(e.decode())))) {
+        bindingsRefused.increment();
+        continue;
+      }
+      SessionBinding binding =
+          new SessionBinding(
+              e.first(), e.firstRank(), e.decode(), e.decodeRank(), e.version(), e.origin());
+      switch (b.merge(e.session(), binding)) {
+        case APPLIED, REFRESHED -> bindingsApplied.increment();
+        case STALE -> bindingsStale.increment();
+      }
+    }
+  }
+
+  private static SharedLoadMessage.BindingEntry entry(long session, SessionBinding b) {
+    return new SharedLoadMessage.BindingEntry(
+        session, b.first(), b.firstRank(), b.decode(), b.decodeRank(), b.version(), b.origin());
+  }
+
   private void mergeWeights(SharedLoadMessage.Weights w) {
     OverlapTuning t = tuning;
     if (t == null) {
@@ -489,6 +580,10 @@ public final class SharedLoad implements LoadTracker.Sharing, MeterBinder, AutoC
       return;
     }
     tracker.unshare(this);
+    SessionBindings b = bindings;
+    if (b != null) {
+      b.share(null);
+    }
     if (scheduler != null) {
       scheduler.shutdownNow();
     }

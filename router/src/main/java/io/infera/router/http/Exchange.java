@@ -29,6 +29,9 @@ final class Exchange {
   private final ProxyMetrics metrics;
   Analyzed analyzed;
 
+  /** Diverging workers' own hashes for this request (render parity); empty when none diverge. */
+  java.util.Map<WorkerId, io.infera.router.kv.RequestHashes> ownHashes = java.util.Map.of();
+
   /** The attempt whose answer the client gets. */
   Attempt main;
 

@@ -33,6 +33,7 @@ final class ProxyHandler {
   private final Upstream upstream;
   private final EngineTokenizer engineTokenizer;
   private final DisaggregatedDispatch disaggregated;
+  private final ParityTokens parityTokens;
 
   ProxyHandler(
       RouterRuntime rt,
@@ -46,6 +47,7 @@ final class ProxyHandler {
     this.upstream = upstream;
     this.engineTokenizer = engineTokenizer;
     this.disaggregated = new DisaggregatedDispatch(upstream, pool, metrics);
+    this.parityTokens = new ParityTokens(rt.renderParity(), rt.fleet(), engineTokenizer);
   }
 
   void handle(RoutingContext ctx, Endpoint endpoint) {
@@ -100,9 +102,14 @@ final class ProxyHandler {
               }
               engineTokenizer
                   .withEngineTokens(((RequestAnalyzer.Result.Ok) r).analyzed(), requestId)
-                  .onComplete(
+                  .compose(
                       a -> {
-                        ex.analyzed = a.result();
+                        ex.analyzed = a;
+                        return parityTokens.own(a, requestId);
+                      })
+                  .onComplete(
+                      own -> {
+                        ex.ownHashes = own.succeeded() ? own.result() : java.util.Map.of();
                         if (!ex.clientGone) {
                           attempt(ex);
                         }
@@ -111,7 +118,7 @@ final class ProxyHandler {
   }
 
   private void attempt(Exchange ex) {
-    RequestRouter.Pick pick = rt.router().pick(ex.analyzed.hashes(), ex.tried, 0);
+    RequestRouter.Pick pick = rt.router().pick(ex.analyzed.hashes(), ex.ownHashes, ex.tried, 0);
     if (pick instanceof RequestRouter.Pick.Failed f) {
       ex.fail(ex.lastUpstreamFailure != null ? ex.lastUpstreamFailure : f.failure());
       return;

@@ -21,7 +21,10 @@ import io.infera.router.policy.Worker;
 import io.infera.router.policy.tuner.OverlapTuning;
 import io.infera.router.policy.tuner.Probe;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -120,12 +123,27 @@ public final class RequestRouter {
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
   public Pick pick(RequestHashes hashes, Set<WorkerId> exclude, long hashNanos) {
+    return pick(hashes, Map.of(), exclude, hashNanos);
+  }
+
+  /**
+   * As {@link #pick(RequestHashes, Set, long)}, with the workers that render the request
+   * differently from the router (docs/routing.md, "Render parity") matched with their own hashes.
+   *
+   * @param own per diverging worker, the request's hashes from its own tokenization; empty hashes
+   *     mean unknown (that worker gets no cache term, it is balanced by load)
+   */
+  public Pick pick(
+      RequestHashes hashes,
+      Map<WorkerId, RequestHashes> own,
+      Set<WorkerId> exclude,
+      long hashNanos) {
     long t0 = nanoTime.getAsLong();
     List<Fleet.Member> mixed = fleet.routable(FULL_REQUEST_ROLES, exclude);
     Pick pick;
     RoutePlan cachePlan;
     if (!mixed.isEmpty()) {
-      RoutePlan plan = choose(mixed, hashes, true);
+      RoutePlan plan = choose(mixed, hashes, own, true);
       pick = new Pick.Ok(plan);
       cachePlan = plan;
     } else {
@@ -134,8 +152,8 @@ public final class RequestRouter {
       if (prefill.isEmpty() || decode.isEmpty()) {
         return new Pick.Failed(noWorker(exclude));
       }
-      RoutePlan p = choose(prefill, hashes, true);
-      pick = new Pick.Pair(p, choose(decode, hashes, true));
+      RoutePlan p = choose(prefill, hashes, own, true);
+      pick = new Pick.Pair(p, choose(decode, hashes, own, true));
       cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
     if (metrics != null) {
@@ -155,6 +173,11 @@ public final class RequestRouter {
 
   /** As {@link #explain(long[])} with every block size's chain. */
   public Pick explain(RequestHashes hashes) {
+    return explain(hashes, Map.of());
+  }
+
+  /** As {@link #explain(RequestHashes)}, diverging workers matched with their own hashes. */
+  public Pick explain(RequestHashes hashes, Map<WorkerId, RequestHashes> own) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
     if (members.isEmpty()) {
       members = fleet.routable(Set.of(Role.PREFILL), Set.of());
@@ -162,7 +185,7 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }
-    return new Pick.Ok(choose(members, hashes, false));
+    return new Pick.Ok(choose(members, hashes, own, false));
   }
 
   /**
@@ -173,7 +196,11 @@ public final class RequestRouter {
    *
    * @param book false for {@link #explain}: no booking, nothing learned
    */
-  private RoutePlan choose(List<Fleet.Member> members, RequestHashes request, boolean book) {
+  private RoutePlan choose(
+      List<Fleet.Member> members,
+      RequestHashes request,
+      Map<WorkerId, RequestHashes> own,
+      boolean book) {
     List<Fleet.Member> ordered = rotate(members);
     List<Worker> candidates = ordered.stream().map(Fleet.Member::asWorker).toList();
     // Load, booking and the approx-prefix history count blocks of the page size.
@@ -186,7 +213,7 @@ public final class RequestRouter {
       overlap = approx.match(hashes, candidates);
     } else {
       match = index.match(request);
-      overlap = Overlap.of(match);
+      overlap = own.isEmpty() ? Overlap.of(match) : withOwnHashes(match, own);
     }
     Decision d;
     Booking booking = null;
@@ -212,6 +239,21 @@ public final class RequestRouter {
     }
     int rank = match == null ? 0 : match.bestRank(d.winner());
     return new RoutePlan(fleet.member(d.winner()), d, booking, rank, probe);
+  }
+
+  /**
+   * The overlap with each diverging worker's hits taken from its own hashes (one index match per
+   * distinct chain: the workers of one template variant share theirs).
+   */
+  private Overlap withOwnHashes(MatchResult match, Map<WorkerId, RequestHashes> own) {
+    Map<WorkerId, Integer> hits = new HashMap<>(match.byWorker());
+    Map<RequestHashes, MatchResult> matched = new IdentityHashMap<>();
+    for (Map.Entry<WorkerId, RequestHashes> e : own.entrySet()) {
+      RequestHashes h = e.getValue();
+      int n = h.isEmpty() ? 0 : matched.computeIfAbsent(h, index::match).hits(e.getKey());
+      hits.put(e.getKey(), n);
+    }
+    return new Overlap(match.requestBlocks(), hits);
   }
 
   /**

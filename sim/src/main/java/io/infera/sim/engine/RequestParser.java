@@ -47,11 +47,22 @@ final class RequestParser {
   private final PromptTokenizer tokenizer;
   private final String model;
   private final int maxModelLen;
+  private final String divergentTemplate;
 
   RequestParser(PromptTokenizer tokenizer, String model, int maxModelLen) {
+    this(tokenizer, model, maxModelLen, null);
+  }
+
+  /**
+   * @param divergentTemplate text put before every rendered chat (a template unlike the router's),
+   *     or null
+   */
+  RequestParser(
+      PromptTokenizer tokenizer, String model, int maxModelLen, String divergentTemplate) {
     this.tokenizer = tokenizer;
     this.model = model;
     this.maxModelLen = maxModelLen;
+    this.divergentTemplate = divergentTemplate;
   }
 
   int maxModelLen() {
@@ -199,6 +210,12 @@ final class RequestParser {
               !(agp instanceof Boolean b) || b,
               Boolean.TRUE.equals(m.get("continue_final_message")),
               kwargs == null ? Map.of() : (Map<String, Object>) kwargs);
+      if (divergentTemplate != null) {
+        String rendered = divergentTemplate + tokenizer.render(input);
+        return addSpecialTokens
+            ? tokenizer.tokenizer().encode(rendered, true)
+            : tokenizer.encodeRendered(rendered);
+      }
       if (addSpecialTokens) {
         return tokenizer.tokenizer().encode(tokenizer.render(input), true);
       }

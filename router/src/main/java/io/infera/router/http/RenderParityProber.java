@@ -50,6 +50,9 @@ final class RenderParityProber {
 
   private static final Logger log = LoggerFactory.getLogger(RenderParityProber.class);
 
+  /** The {@code x-request-id} prefix of probe calls (the case name follows), for engines' logs. */
+  static final String REQUEST_ID_PREFIX = "parity-";
+
   /** How often the schedule is consulted. */
   static final long TICK_MS = 1000;
 
@@ -220,7 +223,7 @@ final class RenderParityProber {
             .setConnectTimeout(config.timeoutMs())
             .setIdleTimeout(config.timeoutMs())
             .putHeader("content-type", "application/json")
-            .putHeader("x-request-id", "parity-" + c.probe().name());
+            .putHeader("x-request-id", REQUEST_ID_PREFIX + c.probe().name());
     byte[] body =
         Json.write(EngineTokenizer.tokenizeRequest(c.analyzed(), m.info().engine()))
             .getBytes(StandardCharsets.UTF_8);

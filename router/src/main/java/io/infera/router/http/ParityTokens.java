@@ -34,11 +34,17 @@ final class ParityTokens {
   private final RenderParity parity;
   private final Fleet fleet;
   private final EngineTokenizer engine;
+  private final boolean counted;
 
-  ParityTokens(RenderParity parity, Fleet fleet, EngineTokenizer engine) {
+  /**
+   * @param counted whether requests are counted in {@code infera_render_parity_requests_total}
+   *     (false for {@code /v1/admin/explain})
+   */
+  ParityTokens(RenderParity parity, Fleet fleet, EngineTokenizer engine, boolean counted) {
     this.parity = parity;
     this.fleet = fleet;
     this.engine = engine;
+    this.counted = counted;
   }
 
   /** Per diverging worker, the request's hashes from its own rendering; empty when none diverge. */
@@ -97,6 +103,9 @@ final class ParityTokens {
                   estimated |= e.getValue().isEmpty();
                   out.put(e.getKey(), e.getValue());
                 }
+              }
+              if (!counted) {
+                return out;
               }
               if (estimated) {
                 parity.usedEstimate();

@@ -47,7 +47,7 @@ final class ProxyHandler {
     this.upstream = upstream;
     this.engineTokenizer = engineTokenizer;
     this.disaggregated = new DisaggregatedDispatch(upstream, pool, metrics);
-    this.parityTokens = new ParityTokens(rt.renderParity(), rt.fleet(), engineTokenizer);
+    this.parityTokens = new ParityTokens(rt.renderParity(), rt.fleet(), engineTokenizer, true);
   }
 
   void handle(RoutingContext ctx, Endpoint endpoint) {

@@ -106,7 +106,7 @@ public final class RouterServer implements AutoCloseable {
             // Engine mode (no local tokenizer), not a local one that is still missing its files.
             rt.tokenizer() == null && rt.tokenizerProblem() == null);
     this.parityProber = new RenderParityProber(vertx, client, pool, rt);
-    this.explainTokens = new ParityTokens(rt.renderParity(), rt.fleet(), engineTokenizer);
+    this.explainTokens = new ParityTokens(rt.renderParity(), rt.fleet(), engineTokenizer, false);
     var admin = rt.config().admin();
     this.proxy =
         new ProxyHandler(

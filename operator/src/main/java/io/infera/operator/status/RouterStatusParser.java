@@ -18,8 +18,9 @@ import java.util.List;
  * sources[].event_lag_seconds} (the largest), {@code sources[].degraded}, {@code hit_ratio}, and
  * per worker {@code id}, {@code block_size_expected} and {@code block_size_seen} (both positive
  * integers or null; a worker whose seen size differs is named in {@link
- * RouterView#blockSizeOverridden}), and {@code index_accurate.status|reason|message} (optional).
- * Unknown fields are ignored; a field of the wrong type is an error naming it.
+ * RouterView#blockSizeOverridden}), {@code index_accurate.status|reason|message} and {@code
+ * render_parity.status|reason|message|diverged} (both optional). Unknown fields are ignored; a
+ * field of the wrong type is an error naming it.
  */
 public final class RouterStatusParser {
 
@@ -133,7 +134,56 @@ public final class RouterStatusParser {
         sourceCount,
         degraded,
         overridden,
-        indexAccurate(root.get("index_accurate")));
+        indexAccurate(root.get("index_accurate")),
+        renderParity(root.get("render_parity")));
+  }
+
+  private static final java.util.Set<String> TRI_STATE =
+      java.util.Set.of("True", "False", "Unknown");
+
+  /** {@code render_parity}, or null when absent. */
+  private static RouterView.RenderParity renderParity(JsonNode n) throws MalformedStatus {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw new MalformedStatus("render_parity: expected an object");
+    }
+    JsonNode status = n.get("status");
+    if (status == null || !status.isTextual() || !TRI_STATE.contains(status.textValue())) {
+      throw new MalformedStatus("render_parity.status: expected True, False or Unknown");
+    }
+    JsonNode reason = n.get("reason");
+    if (reason == null || !reason.isTextual() || !REASON.matcher(reason.textValue()).matches()) {
+      throw new MalformedStatus("render_parity.reason: expected a CamelCase word");
+    }
+    JsonNode message = n.get("message");
+    String text = "";
+    if (message != null && !message.isNull()) {
+      if (!message.isTextual()) {
+        throw new MalformedStatus("render_parity.message: expected a string");
+      }
+      text = message.textValue();
+      if (text.length() > RouterView.IndexAccurate.MAX_MESSAGE) {
+        text = text.substring(0, RouterView.IndexAccurate.MAX_MESSAGE) + "…";
+      }
+    }
+    List<String> diverged = new ArrayList<>();
+    JsonNode d = n.get("diverged");
+    if (d != null && !d.isNull()) {
+      if (!d.isArray()) {
+        throw new MalformedStatus("render_parity.diverged: expected an array");
+      }
+      for (int i = 0; i < d.size(); i++) {
+        if (!d.get(i).isTextual()) {
+          throw new MalformedStatus("render_parity.diverged[" + i + "]: expected a string");
+        }
+        if (diverged.size() < RouterView.MAX_NAMED) {
+          diverged.add(truncate(d.get(i).textValue()));
+        }
+      }
+    }
+    return new RouterView.RenderParity(status.textValue(), reason.textValue(), text, diverged);
   }
 
   private static final java.util.regex.Pattern REASON =

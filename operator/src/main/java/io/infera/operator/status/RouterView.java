@@ -16,6 +16,7 @@ import java.util.List;
  *     {@code pageSize} (an attention backend forced it), each as {@code "id (seen, expected
  *     expected)"}, sorted; at most {@link #MAX_NAMED} are kept
  * @param indexAccurate the router's {@code IndexAccurate} condition, null when its status has none
+ * @param renderParity the router's {@code render_parity} condition, null when its status has none
  */
 public record RouterView(
     boolean ready,
@@ -26,7 +27,8 @@ public record RouterView(
     int sources,
     int degradedSources,
     List<String> blockSizeOverridden,
-    IndexAccurate indexAccurate) {
+    IndexAccurate indexAccurate,
+    RenderParity renderParity) {
 
   /**
    * The router's {@code index_accurate}: {@code status} is {@code True}, {@code False} or {@code
@@ -35,6 +37,40 @@ public record RouterView(
    */
   public record IndexAccurate(String status, String reason, String message) {
     public static final int MAX_MESSAGE = 512;
+  }
+
+  /**
+   * The router's {@code render_parity}: {@code status} True, False or Unknown; {@code reason}
+   * CamelCase; {@code diverged} the diverging workers it names (at most {@link #MAX_NAMED}).
+   */
+  public record RenderParity(String status, String reason, String message, List<String> diverged) {
+    public RenderParity {
+      diverged = List.copyOf(diverged);
+    }
+  }
+
+  /** A view of a router that reports no {@code render_parity}. */
+  public RouterView(
+      boolean ready,
+      int workers,
+      long indexedBlocks,
+      Double maxEventLagSeconds,
+      Double hitRatio,
+      int sources,
+      int degradedSources,
+      List<String> blockSizeOverridden,
+      IndexAccurate indexAccurate) {
+    this(
+        ready,
+        workers,
+        indexedBlocks,
+        maxEventLagSeconds,
+        hitRatio,
+        sources,
+        degradedSources,
+        blockSizeOverridden,
+        indexAccurate,
+        null);
   }
 
   /** Workers named in {@link #blockSizeOverridden} at most (a condition message stays short). */

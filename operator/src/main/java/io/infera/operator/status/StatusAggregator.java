@@ -102,6 +102,7 @@ public final class StatusAggregator {
     }
     conditions.add(eventsFlowing(o.routerView()));
     conditions.add(indexAccurate(o.routerView()));
+    conditions.add(renderParity(o.routerView()));
     s.setPhase(phase);
     for (Condition c : conditions) {
       c.setObservedGeneration(o.generation());
@@ -224,6 +225,57 @@ public final class StatusAggregator {
         .withType(type)
         .withStatus(a.status())
         .withReason(a.reason())
+        .withMessage(message)
+        .build();
+  }
+
+  /**
+   * The router's {@code RenderParity}, status and reason copied. The message is the operator's own
+   * text for the reason, naming the diverging workers (stable while the same workers diverge), so
+   * that a steady condition writes nothing; the per-case detail stays in the router's status.
+   */
+  private static Condition renderParity(RouterFetch fetch) {
+    String type = Conditions.RENDER_PARITY;
+    if (!(fetch instanceof RouterFetch.Known k)) {
+      return new ConditionBuilder()
+          .withType(type)
+          .withStatus("Unknown")
+          .withReason(Conditions.REASON_ROUTER_STATUS_UNAVAILABLE)
+          .withMessage(((RouterFetch.Unknown) fetch).reason())
+          .build();
+    }
+    RouterView.RenderParity p = k.view().renderParity();
+    if (p == null) {
+      return new ConditionBuilder()
+          .withType(type)
+          .withStatus("Unknown")
+          .withReason(Conditions.REASON_NOT_MEASURED)
+          .withMessage("the router's status reports no render parity (an older router)")
+          .build();
+    }
+    String message =
+        switch (p.reason()) {
+          case "Match" -> "every worker tokenizes the probe conversations as the routers do";
+          case "Diverged" ->
+              "workers render chats differently from the routers ("
+                  + String.join(", ", p.diverged())
+                  + "); their requests use engine tokenization: give the router the engines' chat"
+                  + " template (see the router's /v1/admin/status render_parity)";
+          case "NotProbed" -> "some workers are not probed yet";
+          case "ProbeFailed" ->
+              "some workers' /tokenize could not be read (retried): see the router's"
+                  + " /v1/admin/status render_parity";
+          case "Unsupported" ->
+              "some workers serve no /tokenize with messages: their render parity is unknown";
+          case "Disabled" ->
+              "render parity probing is off (or the routers use engine tokenization)";
+          case "NoWorkers" -> "the routers discovered no worker";
+          default -> p.message();
+        };
+    return new ConditionBuilder()
+        .withType(type)
+        .withStatus(p.status())
+        .withReason(p.reason())
         .withMessage(message)
         .build();
   }

@@ -178,7 +178,8 @@ class ReconcileIT {
             "Progressing=True/" + Conditions.REASON_ROLLING_OUT,
             "Degraded=False/" + Conditions.REASON_AS_EXPECTED,
             "EventsFlowing=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE,
-            "IndexAccurate=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE);
+            "IndexAccurate=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE,
+            "RenderParity=Unknown/" + Conditions.REASON_ROUTER_STATUS_UNAVAILABLE);
     String real = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep");
     String wide = OperatorOnCluster.kubectl(cp, "-n", ns, "get", "idep", "-o", "wide");
     System.err.println("kubectl get idep (sim sample, no kubelet):\n" + real);
@@ -270,7 +271,8 @@ class ReconcileIT {
             Conditions.PROGRESSING,
             Conditions.DEGRADED,
             Conditions.EVENTS_FLOWING,
-            Conditions.INDEX_ACCURATE);
+            Conditions.INDEX_ACCURATE,
+            Conditions.RENDER_PARITY);
     assertThat(seen.getStatus().getConditions())
         .allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(2L));
   }

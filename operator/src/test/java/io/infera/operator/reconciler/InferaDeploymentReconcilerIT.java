@@ -136,7 +136,8 @@ class InferaDeploymentReconcilerIT {
     assertThat(seen.getStatus().getObservedGeneration()).isEqualTo(1L);
     assertThat(seen.getStatus().getConditions())
         .extracting(Condition::getType)
-        .containsExactly("Ready", "Progressing", "Degraded", "EventsFlowing", "IndexAccurate");
+        .containsExactly(
+            "Ready", "Progressing", "Degraded", "EventsFlowing", "IndexAccurate", "RenderParity");
     assertThat(seen.getStatus().getConditions())
         .allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(1L));
     assertThat(seen.getSpec().getPools()).hasSize(1);

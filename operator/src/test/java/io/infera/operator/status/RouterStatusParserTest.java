@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.infera.operator.testing.FakeRouters;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -41,13 +42,51 @@ class RouterStatusParserTest {
        "index":{"entries":1000,"degraded_sources":1,"dropped":{"lower_tier":0},
                 "unknown_source_messages":0,"writer_backlog":0},
        "hit_ratio":0.6123,
+       "render_parity":{"status":"False","reason":"Diverged","message":"1 of 2 workers",
+                        "diverged":["demo-workers-1"]},
        "tokenizer":{"mode":"local","path":"/models/qwen3"}}
       """;
 
   @Test
   void readsTheFieldsTheStatusShows() throws Exception {
     RouterView v = RouterStatusParser.parse(ROUTER_STATUS);
-    assertThat(v).isEqualTo(new RouterView(false, 2, 1000, 3.5, 0.6123, 3, 1));
+    assertThat(v)
+        .isEqualTo(
+            new RouterView(
+                false,
+                2,
+                1000,
+                3.5,
+                0.6123,
+                3,
+                1,
+                List.of(),
+                null,
+                new RouterView.RenderParity(
+                    "False", "Diverged", "1 of 2 workers", List.of("demo-workers-1"))));
+  }
+
+  @Test
+  void readsTheRenderParityCondition() throws Exception {
+    assertThat(RouterStatusParser.parse("{\"workers\":[]}").renderParity()).isNull();
+    assertThat(RouterStatusParser.parse("{\"workers\":[],\"render_parity\":null}").renderParity())
+        .isNull();
+    StringBuilder many = new StringBuilder();
+    for (int i = 0; i < 25; i++) {
+      many.append(i == 0 ? "" : ",").append("\"w").append(i).append("\"");
+    }
+    RouterView v =
+        RouterStatusParser.parse(
+            "{\"workers\":[],\"render_parity\":{\"status\":\"False\",\"reason\":\"Diverged\","
+                + "\"message\":\""
+                + "m".repeat(100_000)
+                + "\",\"diverged\":["
+                + many
+                + "]}}");
+    assertThat(v.renderParity().diverged()).hasSize(RouterView.MAX_NAMED);
+    assertThat(v.renderParity().message())
+        .hasSize(RouterView.IndexAccurate.MAX_MESSAGE + 1)
+        .endsWith("…");
   }
 
   @Test
@@ -195,6 +234,12 @@ class RouterStatusParserTest {
           '{"workers":[],"index_accurate":{"status":"True","reason":"not camel"}}' | index_accurate.reason: expected a CamelCase word
           '{"workers":[],"index_accurate":{"status":"True","reason":7}}' | index_accurate.reason: expected a CamelCase word
           '{"workers":[],"index_accurate":{"status":"True","reason":"Accurate","message":[]}}' | index_accurate.message: expected a string
+          '{"workers":[],"render_parity":[]}'              | render_parity: expected an object
+          '{"workers":[],"render_parity":{"status":"Maybe","reason":"Match"}}' | render_parity.status: expected True, False or Unknown
+          '{"workers":[],"render_parity":{"status":"True","reason":"no"}}' | render_parity.reason: expected a CamelCase word
+          '{"workers":[],"render_parity":{"status":"True","reason":"Match","message":1}}' | render_parity.message: expected a string
+          '{"workers":[],"render_parity":{"status":"False","reason":"Diverged","diverged":"w1"}}' | render_parity.diverged: expected an array
+          '{"workers":[],"render_parity":{"status":"False","reason":"Diverged","diverged":[1]}}' | render_parity.diverged[0]: expected a string
           """)
   void malformedDocumentsAreRefusedNamingTheField(String body, String message) {
     assertThatThrownBy(() -> RouterStatusParser.parse(body))

@@ -164,7 +164,8 @@ class StatusAggregatorTest {
     assertThat(s.getObservedGeneration()).isEqualTo(c.o().generation());
     assertThat(s.getConditions())
         .extracting(Condition::getType)
-        .containsExactly("Ready", "Progressing", "Degraded", "EventsFlowing", "IndexAccurate");
+        .containsExactly(
+            "Ready", "Progressing", "Degraded", "EventsFlowing", "IndexAccurate", "RenderParity");
     assertThat(s.getConditions())
         .allSatisfy(
             x -> {
@@ -433,6 +434,61 @@ class StatusAggregatorTest {
       assertThat(c.getMessage()).isEqualTo("its own words");
     }
     // It never changes the phase, nor the other conditions.
+    assertThat(s.getPhase()).isEqualTo(Phase.READY);
+    assertThat(cond(s, Conditions.READY).getStatus()).isEqualTo("True");
+  }
+
+  private static RouterFetch parity(String status, String reason, List<String> diverged) {
+    return new RouterFetch.Known(
+        new RouterView(
+            true,
+            3,
+            10,
+            0.1,
+            null,
+            3,
+            0,
+            List.of(),
+            null,
+            new RouterView.RenderParity(status, reason, "router words " + diverged, diverged)));
+  }
+
+  static Stream<Flow> renderParity() {
+    return Stream.of(
+        new Flow(
+            "no router answered",
+            new RouterFetch.Unknown("router status timed out after 2000 ms"),
+            "Unknown",
+            Conditions.REASON_ROUTER_STATUS_UNAVAILABLE),
+        new Flow("an older router", known(3, 3, 0, 0.1), "Unknown", Conditions.REASON_NOT_MEASURED),
+        new Flow("all match", parity("True", "Match", List.of()), "True", "Match"),
+        new Flow("one diverges", parity("False", "Diverged", List.of("w-1")), "False", "Diverged"),
+        new Flow(
+            "no /tokenize", parity("Unknown", "Unsupported", List.of()), "Unknown", "Unsupported"),
+        new Flow(
+            "a newer router's reason",
+            parity("False", "SomethingNew", List.of()),
+            "False",
+            "SomethingNew"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("renderParity")
+  void renderParityFromTheRoutersView(Flow f) {
+    InferaDeploymentStatus s =
+        StatusAggregator.aggregate(
+            null, obs(1, VALID, done("d-router", 2), done("d-workers", 3), f.view()), T0);
+    Condition c = cond(s, Conditions.RENDER_PARITY);
+    assertThat(c.getStatus()).isEqualTo(f.status());
+    assertThat(c.getReason()).isEqualTo(f.reason());
+    assertThat(c.getMessage()).isNotBlank();
+    assertThat(c.getObservedGeneration()).isEqualTo(1L);
+    if (f.reason().equals("Diverged")) {
+      assertThat(c.getMessage()).contains("w-1").contains("engine tokenization");
+    }
+    if (f.reason().equals("SomethingNew")) {
+      assertThat(c.getMessage()).isEqualTo("router words []");
+    }
     assertThat(s.getPhase()).isEqualTo(Phase.READY);
     assertThat(cond(s, Conditions.READY).getStatus()).isEqualTo("True");
   }

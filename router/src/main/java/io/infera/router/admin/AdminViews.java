@@ -9,6 +9,10 @@ import io.infera.router.kv.DropReason;
 import io.infera.router.kv.IndexStats;
 import io.infera.router.kv.SourceId;
 import io.infera.router.kv.WorkerId;
+import io.infera.router.parity.CaseResult;
+import io.infera.router.parity.Divergence;
+import io.infera.router.parity.RenderParity;
+import io.infera.router.parity.WorkerParity;
 import io.infera.router.policy.Decision;
 import io.infera.router.policy.WorkerLoad;
 import io.infera.router.policy.tuner.OverlapTuning;
@@ -85,7 +89,50 @@ public final class AdminViews {
     w.put("kv_batches_applied", rt.ingest().applied(m.info().id()));
     w.put("block_size_expected", rt.config().pageSize());
     w.put("block_size_seen", seenBlockSize(stats, m.info().id()));
+    w.put("render_parity", workerParity(rt.renderParity().of(m.info().id())));
     return w;
+  }
+
+  /** The fleet's render-parity condition (docs/routing.md, "Render parity"). */
+  static Map<String, Object> renderParity(RenderParity.Condition c) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("status", c.status());
+    out.put("reason", c.reason());
+    out.put("message", c.message());
+    out.put("diverged", c.diverged());
+    return out;
+  }
+
+  /** One worker's render parity: status, what differs, per-case comparison, when. */
+  static Map<String, Object> workerParity(WorkerParity p) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("status", p.status().label());
+    out.put("divergence", p.divergence() == null ? null : p.divergence().label());
+    out.put(
+        "uses",
+        p.distrusts(true)
+            ? (p.divergence() == Divergence.TOKENIZER
+                ? "engine tokenization"
+                : "engine tokenization for chats")
+            : "router tokens");
+    out.put("detail", p.detail());
+    List<Object> cases = new ArrayList<>();
+    for (CaseResult r : p.cases()) {
+      Map<String, Object> c = new LinkedHashMap<>();
+      c.put("name", r.name());
+      c.put("match", r.matches());
+      c.put("router_tokens", r.routerTokens());
+      c.put("engine_tokens", r.engineTokens());
+      c.put("first_difference", r.firstDifference() < 0 ? null : r.firstDifference());
+      cases.add(c);
+    }
+    out.put("cases", cases);
+    out.put(
+        "checked_at",
+        p.checkedAtMillis() == 0
+            ? null
+            : java.time.Instant.ofEpochMilli(p.checkedAtMillis()).toString());
+    return out;
   }
 
   /**
@@ -204,6 +251,7 @@ public final class AdminViews {
     out.put("events_transport", rt.transport().name());
     out.put("events_condition", rt.eventsCondition().fields());
     out.put("index_accurate", rt.indexAccuracy().status());
+    out.put("render_parity", renderParity(rt.renderParity().condition()));
     Map<String, Object> ignored = new LinkedHashMap<>();
     ignored.put("ignored_keys", rt.ignoredKeys().paths());
     ignored.put("ignored_key_count", rt.ignoredKeys().total());

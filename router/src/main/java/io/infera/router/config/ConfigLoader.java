@@ -315,7 +315,7 @@ public final class ConfigLoader {
     int pageSize = (int) n.integer("pageSize", 16, 1, 4096);
 
     ConfigNode tok = n.child("tokenizer");
-    tok.only("path", "hub", "mode", "prefixReuse", "revision");
+    tok.only("path", "hub", "mode", "prefixReuse", "revision", "parity");
     String path = tok.string("path", tok.string("hub", null));
     TokenizerMode mode = tok.enumValue("mode", TokenizerMode.class, TokenizerMode.LOCAL);
     if (mode == TokenizerMode.LOCAL && path == null) {
@@ -332,7 +332,8 @@ public final class ConfigLoader {
               + "'");
     }
     RouterConfig.Tokenizer tokenizer =
-        new RouterConfig.Tokenizer(path, mode, tok.bool("prefixReuse", true), revision);
+        new RouterConfig.Tokenizer(
+            path, mode, tok.bool("prefixReuse", true), revision, parity(tok.child("parity")));
 
     ConfigNode pol = n.child("policy");
     pol.only(
@@ -675,6 +676,16 @@ public final class ConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new ConfigException("policy.sessionAffinity." + e.getMessage());
     }
+  }
+
+  /** {@code tokenizer.parity.*}. */
+  private static ParityConfig parity(ConfigNode p) throws ConfigException {
+    p.only("enabled", "intervalMs", "timeoutMs", "maxAnswerBytes");
+    return new ParityConfig(
+        p.bool("enabled", ParityConfig.DEFAULT_ENABLED),
+        p.integer("intervalMs", ParityConfig.DEFAULT_INTERVAL_MS, 1000, 86_400_000),
+        p.integer("timeoutMs", ParityConfig.DEFAULT_TIMEOUT_MS, 10, 600_000),
+        p.integer("maxAnswerBytes", ParityConfig.DEFAULT_MAX_ANSWER_BYTES, 1024, 64L << 20));
   }
 
   /** {@code policy.engineLoad.*} plus the per-pool and per-worker opt-outs. */

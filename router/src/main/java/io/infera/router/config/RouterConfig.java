@@ -169,8 +169,19 @@ public record RouterConfig(
    * @param prefixReuse multi-turn prefix reuse of token ids
    * @param revision the hub revision (branch, tag or commit) looked up in the local cache; null
    *     means {@code main}
+   * @param parity render parity probing ({@code tokenizer.parity.*}); null = defaults
    */
-  public record Tokenizer(String path, TokenizerMode mode, boolean prefixReuse, String revision) {
+  public record Tokenizer(
+      String path, TokenizerMode mode, boolean prefixReuse, String revision, ParityConfig parity) {
+    public Tokenizer {
+      parity = parity == null ? ParityConfig.DEFAULTS : parity;
+    }
+
+    /** Render parity at its defaults. */
+    public Tokenizer(String path, TokenizerMode mode, boolean prefixReuse, String revision) {
+      this(path, mode, prefixReuse, revision, null);
+    }
+
     public Tokenizer(String path, TokenizerMode mode, boolean prefixReuse) {
       this(path, mode, prefixReuse, null);
     }

@@ -128,17 +128,39 @@ final class EngineTokenizer {
       return Future.succeededFuture(analyzed);
     }
     String worker = member.get().info().id().value();
-    String engine = member.get().info().engine();
     boolean chat = analyzed.endpoint().rendersChat();
+    long t0 = System.nanoTime();
+    return engineIds(analyzed, member.get(), requestId)
+        .compose(
+            ids ->
+                pool.executeBlocking(
+                    () ->
+                        analyzed.withTokens(
+                            analyzer.hash(ids, analyzed.firstParent()), ids.length, null),
+                    false))
+        .map(
+            a -> {
+              metrics.tokenized(System.nanoTime() - t0);
+              return a;
+            })
+        .recover(e -> Future.succeededFuture(failed(analyzed, requestId, worker, chat, e)));
+  }
+
+  /**
+   * The request's token ids from {@code member}'s {@code POST /tokenize} (the body its engine
+   * takes, the answer capped); fails with {@link Refused} for a status other than 200, or the read
+   * or parse error.
+   */
+  Future<int[]> engineIds(Analyzed analyzed, Fleet.Member member, String requestId) {
+    String engine = member.info().engine();
     RequestOptions opts =
         new RequestOptions()
             .setMethod(HttpMethod.POST)
-            .setAbsoluteURI(member.get().info().url() + "/tokenize")
+            .setAbsoluteURI(member.info().url() + "/tokenize")
             .setConnectTimeout(limits.connectTimeoutMs())
             .setIdleTimeout(Math.min(30_000, limits.firstByteTimeoutMs()))
             .putHeader("content-type", "application/json")
             .putHeader("x-request-id", requestId);
-    long t0 = System.nanoTime();
     return pool.executeBlocking(
             () -> Json.write(tokenizeRequest(analyzed, engine)).getBytes(StandardCharsets.UTF_8),
             false)
@@ -153,21 +175,12 @@ final class EngineTokenizer {
                             b ->
                                 Future.failedFuture(
                                     new Refused(resp.statusCode(), snippet(b.getBytes())))))
-        .compose(
-            buf ->
-                pool.executeBlocking(
-                    () -> {
-                      int[] ids = tokenIds(buf.getBytes());
-                      return analyzed.withTokens(
-                          analyzer.hash(ids, analyzed.firstParent()), ids.length, null);
-                    },
-                    false))
-        .map(
-            a -> {
-              metrics.tokenized(System.nanoTime() - t0);
-              return a;
-            })
-        .recover(e -> Future.succeededFuture(failed(analyzed, requestId, worker, chat, e)));
+        .compose(buf -> pool.executeBlocking(() -> tokenIds(buf.getBytes()), false));
+  }
+
+  /** Hashes ids as the analysis would (every block size in use), for another worker's tokens. */
+  io.infera.router.kv.RequestHashes hash(int[] ids, long firstParent) {
+    return analyzer.hash(ids, firstParent);
   }
 
   private Analyzed failed(
@@ -193,7 +206,7 @@ final class EngineTokenizer {
   }
 
   /** The first bytes of an error answer, for a log line. */
-  private static String snippet(byte[] body) {
+  static String snippet(byte[] body) {
     String s = new String(body, 0, Math.min(body.length, ERROR_BYTES), StandardCharsets.UTF_8);
     return s.replaceAll("\\s+", " ").strip();
   }

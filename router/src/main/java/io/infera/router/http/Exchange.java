@@ -33,6 +33,9 @@ final class Exchange {
   /** The request's session (null: none); the same for every attempt. */
   SessionKey session;
 
+  /** Diverging workers' own hashes for this request (render parity); empty when none diverge. */
+  java.util.Map<WorkerId, io.infera.router.kv.RequestHashes> ownHashes = java.util.Map.of();
+
   /** The attempt whose answer the client gets. */
   Attempt main;
 

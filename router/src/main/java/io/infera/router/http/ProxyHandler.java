@@ -36,6 +36,7 @@ final class ProxyHandler {
   private final Upstream upstream;
   private final EngineTokenizer engineTokenizer;
   private final DisaggregatedDispatch disaggregated;
+  private final ParityTokens parityTokens;
 
   ProxyHandler(
       RouterRuntime rt,
@@ -51,6 +52,7 @@ final class ProxyHandler {
     this.disaggregated =
         new DisaggregatedDispatch(
             upstream, pool, metrics, rt.config().decodeDemand().prefillGuardRelease());
+    this.parityTokens = new ParityTokens(rt.renderParity(), rt.fleet(), engineTokenizer, true);
   }
 
   void handle(RoutingContext ctx, Endpoint endpoint) {
@@ -105,10 +107,15 @@ final class ProxyHandler {
               }
               engineTokenizer
                   .withEngineTokens(((RequestAnalyzer.Result.Ok) r).analyzed(), requestId)
-                  .onComplete(
+                  .compose(
                       a -> {
-                        ex.analyzed = a.result();
+                        ex.analyzed = a;
                         ex.session = sessionKey(rt, ex.ctx, ex.analyzed, true);
+                        return parityTokens.own(a, requestId);
+                      })
+                  .onComplete(
+                      own -> {
+                        ex.ownHashes = own.succeeded() ? own.result() : java.util.Map.of();
                         if (!ex.clientGone) {
                           attempt(ex);
                         }
@@ -121,6 +128,7 @@ final class ProxyHandler {
         rt.router()
             .pick(
                 ex.analyzed.hashes(),
+                ex.ownHashes,
                 ex.analyzed.input(),
                 ex.analyzed.media(),
                 ex.tried,

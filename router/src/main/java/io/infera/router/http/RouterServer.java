@@ -45,6 +45,8 @@ public final class RouterServer implements AutoCloseable {
   private final WorkerExecutor pool;
   private final ProxyHandler proxy;
   private final EngineTokenizer engineTokenizer;
+  private final RenderParityProber parityProber;
+  private final ParityTokens explainTokens;
   private final boolean ownsVertx;
   private final ConnectionGuard publicGuard;
   private final ConnectionGuard adminGuard;
@@ -104,6 +106,8 @@ public final class RouterServer implements AutoCloseable {
             rt.routingMetrics(),
             // Engine mode (no local tokenizer), not a local one that is still missing its files.
             rt.tokenizer() == null && rt.tokenizerProblem() == null);
+    this.parityProber = new RenderParityProber(vertx, client, pool, rt);
+    this.explainTokens = new ParityTokens(rt.renderParity(), rt.fleet(), engineTokenizer, false);
     var admin = rt.config().admin();
     this.proxy =
         new ProxyHandler(
@@ -199,6 +203,7 @@ public final class RouterServer implements AutoCloseable {
                     .map(
                         a -> {
                           adminPort = a.actualPort();
+                          parityProber.start();
                           log.info(
                               "router listening host={} port={} admin_host={} admin_port={}"
                                   + " admin_token={}",
@@ -405,12 +410,19 @@ public final class RouterServer implements AutoCloseable {
               }
               engineTokenizer
                   .withEngineTokens(((RequestAnalyzer.Result.Ok) ar.result()).analyzed(), requestId)
+                  .compose(
+                      analyzed ->
+                          explainTokens
+                              .own(analyzed, requestId)
+                              .map(own -> Map.entry(analyzed, own)))
                   .onSuccess(
-                      analyzed -> {
+                      both -> {
+                        RequestAnalyzer.Analyzed analyzed = both.getKey();
                         RequestRouter.Pick pick =
                             rt.router()
                                 .explain(
                                     analyzed.hashes(),
+                                    both.getValue(),
                                     analyzed.media(),
                                     ProxyHandler.sessionKey(rt, ctx, analyzed, false));
                         if (pick instanceof RequestRouter.Pick.Failed f) {
@@ -456,6 +468,7 @@ public final class RouterServer implements AutoCloseable {
    */
   public Future<Void> shutdown() {
     rt.beginShutdown();
+    vertx.runOnContext(v -> parityProber.stop());
     long timeout = rt.config().limits().shutdownTimeoutMs();
     Future<Void> admin =
         adminServer == null

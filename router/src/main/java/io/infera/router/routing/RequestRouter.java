@@ -29,7 +29,10 @@ import io.infera.router.policy.Worker;
 import io.infera.router.policy.tuner.OverlapTuning;
 import io.infera.router.policy.tuner.Probe;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -197,7 +200,7 @@ public final class RequestRouter {
    * @param hashNanos time already spent hashing, added to the decision-time metric
    */
   public Pick pick(RequestHashes hashes, Set<WorkerId> exclude, long hashNanos) {
-    return pick(hashes, InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos, null);
+    return pick(hashes, Map.of(), InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos, null);
   }
 
   /**
@@ -205,32 +208,50 @@ public final class RequestRouter {
    * demand (used only by a decode pick with {@code policy.decodeInputDemand} shadow or on).
    */
   public Pick pick(RequestHashes hashes, InputTokens input, Set<WorkerId> exclude, long hashNanos) {
-    return pick(hashes, input, MediaRefs.Media.NONE, exclude, hashNanos, null);
+    return pick(hashes, Map.of(), input, MediaRefs.Media.NONE, exclude, hashNanos, null);
   }
 
   /** As {@link #pick(RequestHashes, Set, long)} for a request that may carry images. */
   public Pick pick(
       RequestHashes hashes, MediaRefs.Media media, Set<WorkerId> exclude, long hashNanos) {
-    return pick(hashes, InputTokens.NONE, media, exclude, hashNanos, null);
+    return pick(hashes, Map.of(), InputTokens.NONE, media, exclude, hashNanos, null);
   }
 
   /** As {@link #pick(RequestHashes, Set, long)} for a request of {@code session} (null: none). */
   public Pick pick(
       RequestHashes hashes, Set<WorkerId> exclude, long hashNanos, SessionKey session) {
-    return pick(hashes, InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos, session);
+    return pick(
+        hashes, Map.of(), InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos, session);
   }
 
   /**
-   * As {@link #pick(RequestHashes, Set, long)} with the request's input tokens (decode input
-   * demand), its images and its session: a multimodal one is chosen by image affinity instead of
-   * its text hits (kv-aware and approx-prefix; under prefill/decode the prefill pick, the decode
-   * pick is by load), and the winner is remembered as holding its images; a bound session keeps its
-   * workers while they can take it (docs/routing.md, "Session affinity").
+   * As {@link #pick(RequestHashes, Set, long)}, with the workers that render the request
+   * differently from the router (docs/routing.md, "Render parity") matched with their own hashes.
+   */
+  public Pick pick(
+      RequestHashes hashes,
+      Map<WorkerId, RequestHashes> own,
+      Set<WorkerId> exclude,
+      long hashNanos) {
+    return pick(hashes, own, InputTokens.NONE, MediaRefs.Media.NONE, exclude, hashNanos, null);
+  }
+
+  /**
+   * As {@link #pick(RequestHashes, Set, long)} with everything the request brings: a multimodal one
+   * is chosen by image affinity instead of its text hits (kv-aware and approx-prefix; under
+   * prefill/decode the prefill pick, the decode pick is by load), and the winner is remembered as
+   * holding its images; a bound session keeps its workers while they can take it (docs/routing.md,
+   * "Session affinity").
    *
+   * @param own per diverging worker (render parity), the request's hashes from its own
+   *     tokenization; empty hashes mean unknown (that worker gets no cache term, it is balanced by
+   *     load)
+   * @param input the request's input tokens for decode input demand
    * @param session the request's session, or null for none
    */
   public Pick pick(
       RequestHashes hashes,
+      Map<WorkerId, RequestHashes> own,
       InputTokens input,
       MediaRefs.Media media,
       Set<WorkerId> exclude,
@@ -241,7 +262,7 @@ public final class RequestRouter {
     Pick pick;
     RoutePlan cachePlan;
     if (!mixed.isEmpty()) {
-      RoutePlan plan = choose(mixed, hashes, null, media, Side.CACHE, true, session, exclude);
+      RoutePlan plan = choose(mixed, hashes, own, null, media, Side.CACHE, true, session, exclude);
       pick = new Pick.Ok(plan);
       cachePlan = plan;
     } else {
@@ -250,10 +271,10 @@ public final class RequestRouter {
       if (prefill.isEmpty() || decode.isEmpty()) {
         return new Pick.Failed(noWorker(exclude));
       }
-      RoutePlan p = choose(prefill, hashes, null, media, Side.CACHE, true, session, exclude);
+      RoutePlan p = choose(prefill, hashes, own, null, media, Side.CACHE, true, session, exclude);
       pick =
           new Pick.Pair(
-              p, choose(decode, hashes, input, media, Side.DECODE, true, session, exclude));
+              p, choose(decode, hashes, own, input, media, Side.DECODE, true, session, exclude));
       cachePlan = p; // the prefill worker is the one whose cache saves the work
     }
     if (metrics != null) {
@@ -273,24 +294,34 @@ public final class RequestRouter {
 
   /** As {@link #explain(long[])} with every block size's chain. */
   public Pick explain(RequestHashes hashes) {
-    return explain(hashes, MediaRefs.Media.NONE, null);
+    return explain(hashes, Map.of(), MediaRefs.Media.NONE, null);
   }
 
   /** As {@link #explain(RequestHashes)} for a request that may carry images. */
   public Pick explain(RequestHashes hashes, MediaRefs.Media media) {
-    return explain(hashes, media, null);
+    return explain(hashes, Map.of(), media, null);
   }
 
   /** As {@link #explain(RequestHashes)} for a text request of {@code session}. */
   public Pick explain(RequestHashes hashes, SessionKey session) {
-    return explain(hashes, MediaRefs.Media.NONE, session);
+    return explain(hashes, Map.of(), MediaRefs.Media.NONE, session);
+  }
+
+  /** As {@link #explain(RequestHashes)}, diverging workers matched with their own hashes. */
+  public Pick explain(RequestHashes hashes, Map<WorkerId, RequestHashes> own) {
+    return explain(hashes, own, MediaRefs.Media.NONE, null);
   }
 
   /**
-   * As {@link #explain(RequestHashes)} for a request with images and of {@code session} (null:
-   * none): shows whether the pick would be session-bound, without counting the binding as used.
+   * As {@link #explain(RequestHashes)} with diverging workers' own hashes, images and {@code
+   * session} (null: none): shows whether the pick would be session-bound, without counting the
+   * binding as used.
    */
-  public Pick explain(RequestHashes hashes, MediaRefs.Media media, SessionKey session) {
+  public Pick explain(
+      RequestHashes hashes,
+      Map<WorkerId, RequestHashes> own,
+      MediaRefs.Media media,
+      SessionKey session) {
     List<Fleet.Member> members = fleet.routable(FULL_REQUEST_ROLES, Set.of());
     if (members.isEmpty()) {
       members = fleet.routable(Set.of(Role.PREFILL), Set.of());
@@ -298,7 +329,8 @@ public final class RequestRouter {
     if (members.isEmpty()) {
       return new Pick.Failed(noWorker(Set.of()));
     }
-    return new Pick.Ok(choose(members, hashes, null, media, Side.CACHE, false, session, Set.of()));
+    return new Pick.Ok(
+        choose(members, hashes, own, null, media, Side.CACHE, false, session, Set.of()));
   }
 
   /** Which half of a pick: the one whose cache decides (mixed, prefill), or decode. */
@@ -333,6 +365,7 @@ public final class RequestRouter {
   private RoutePlan choose(
       List<Fleet.Member> members,
       RequestHashes request,
+      Map<WorkerId, RequestHashes> own,
       InputTokens input,
       MediaRefs.Media media,
       Side side,
@@ -363,7 +396,7 @@ public final class RequestRouter {
       overlap = approx.match(hashes, candidates);
     } else {
       match = index.match(request);
-      overlap = Overlap.of(match);
+      overlap = own.isEmpty() ? Overlap.of(match) : withOwnHashes(match, own);
     }
     Decision d;
     Booking booking = null;
@@ -535,6 +568,21 @@ public final class RequestRouter {
   /** The session affinity in use ({@link SessionAffinity#off()} unless attached). */
   public SessionAffinity sessionAffinity() {
     return sessions;
+  }
+
+  /**
+   * The overlap with each diverging worker's hits taken from its own hashes (one index match per
+   * distinct chain: the workers of one template variant share theirs).
+   */
+  private Overlap withOwnHashes(MatchResult match, Map<WorkerId, RequestHashes> own) {
+    Map<WorkerId, Integer> hits = new HashMap<>(match.byWorker());
+    Map<RequestHashes, MatchResult> matched = new IdentityHashMap<>();
+    for (Map.Entry<WorkerId, RequestHashes> e : own.entrySet()) {
+      RequestHashes h = e.getValue();
+      int n = h.isEmpty() ? 0 : matched.computeIfAbsent(h, index::match).hits(e.getKey());
+      hits.put(e.getKey(), n);
+    }
+    return new Overlap(match.requestBlocks(), hits);
   }
 
   /**

@@ -14,6 +14,7 @@ import io.infera.router.events.nats.SharedLoad;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.WorkerId;
 import io.infera.router.nats.EventSubjects;
+import io.infera.router.parity.RenderParity;
 import io.infera.router.policy.ApproxPrefixIndex;
 import io.infera.router.policy.DecodeDemand;
 import io.infera.router.policy.ImageAffinity;
@@ -90,6 +91,7 @@ public final class RouterRuntime implements AutoCloseable {
   private final EngineScraper engineScraper;
   private final DecodeDemand decodeDemand = new DecodeDemand();
   private final DecodeDemandMeters decodeDemandMeters;
+  private final RenderParity renderParity;
   private volatile boolean shuttingDown;
   private volatile boolean eventsWarm;
   // Latched: the router became ready without its index (the event source was unreachable); it
@@ -193,6 +195,8 @@ public final class RouterRuntime implements AutoCloseable {
     }
     this.analyzer =
         new RequestAnalyzer(config, tokenizer::get, routingMetrics, index::otherBlockSizes);
+    this.renderParity = new RenderParity(parityDisabledWhy(config));
+    renderParity.bindTo(registry);
     this.analysisBudget = new AnalysisBudget(config.limits().analysis());
     analysisBudget.bindTo(registry);
     this.transport = parts.transport(config);
@@ -243,6 +247,7 @@ public final class RouterRuntime implements AutoCloseable {
       sharedLoad.workers(current);
     }
     transport.workersChanged(change.current());
+    renderParity.workers(current);
     for (WorkerId gone : change.removed()) {
       load.forget(gone);
       approx.forget(gone);
@@ -263,6 +268,17 @@ public final class RouterRuntime implements AutoCloseable {
           change.removed(),
           change.current().size());
     }
+  }
+
+  /** Why render parity is not probed, or null when it is (docs/routing.md, "Render parity"). */
+  static String parityDisabledWhy(RouterConfig config) {
+    if (config.tokenizer().mode() == RouterConfig.TokenizerMode.ENGINE) {
+      return "tokenizer.mode is engine: requests are tokenized by the engines already";
+    }
+    if (!config.tokenizer().parity().enabled()) {
+      return "tokenizer.parity.enabled is false";
+    }
+    return null;
   }
 
   /** Why the router is not ready (empty when it is). */
@@ -393,6 +409,11 @@ public final class RouterRuntime implements AutoCloseable {
   /** Predicted against engine-reported cache hits: the {@code IndexAccurate} condition. */
   public IndexAccuracy indexAccuracy() {
     return indexAccuracy;
+  }
+
+  /** Every worker's render-parity verdict (docs/routing.md, "Render parity"). */
+  public RenderParity renderParity() {
+    return renderParity;
   }
 
   /** The request path's decision meters (hit ratio, tokenize failures). */

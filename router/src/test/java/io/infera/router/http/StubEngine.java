@@ -125,6 +125,16 @@ public final class StubEngine implements AutoCloseable {
       req.response().setStatusCode(healthy ? 200 : 503).end();
       return;
     }
+    String id = req.getHeader("x-request-id");
+    if (req.path().equals("/tokenize")
+        && id != null
+        && id.startsWith(RenderParityProber.REQUEST_ID_PREFIX)) {
+      // The stub's /tokenize is a canned answer, not a renderer: to render-parity probes it has
+      // none (parity unknown, the router keeps its own tokens), and they stay out of the log that
+      // tests assert on. RenderParityIT (sim module) probes real simulated engines.
+      req.response().setStatusCode(404).end("{\"detail\":\"Not Found\"}");
+      return;
+    }
     req.body()
         .onSuccess(
             body -> {

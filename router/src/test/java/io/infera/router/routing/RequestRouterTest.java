@@ -93,6 +93,44 @@ class RequestRouterTest {
   }
 
   @Test
+  void aDivergingWorkerIsMatchedWithItsOwnHashesNotTheRouters() {
+    fleet.apply(List.of(worker("a", Role.MIXED), worker("b", Role.MIXED)));
+    // b renders the request differently: its cache holds the blocks of its own tokens (seed 2),
+    // the router's tokens (seed 1) would find nothing there.
+    cache("b", 8, 2);
+    cache("a", 2, 1);
+    RequestRouter r = router(PolicyName.KV_AWARE);
+    RoutePlan without = ((RequestRouter.Pick.Ok) r.explain(RequestHashes.of(prompt(8, 1)))).plan();
+    assertThat(without.worker().info().id()).isEqualTo(WorkerId.of("a"));
+    assertThat(hits(without, "b")).isZero();
+
+    java.util.Map<WorkerId, RequestHashes> own =
+        java.util.Map.of(WorkerId.of("b"), RequestHashes.of(prompt(8, 2)));
+    RoutePlan with =
+        ((RequestRouter.Pick.Ok) r.pick(RequestHashes.of(prompt(8, 1)), own, Set.of(), 0)).plan();
+    assertThat(with.worker().info().id()).isEqualTo(WorkerId.of("b"));
+    assertThat(with.hitBlocks()).isEqualTo(8);
+    with.booking().release();
+
+    // Unknown own hashes (its /tokenize failed): no cache term for b, a keeps its own hits.
+    java.util.Map<WorkerId, RequestHashes> unknown =
+        java.util.Map.of(WorkerId.of("b"), RequestHashes.empty());
+    cache("b", 8, 1); // even if b happened to hold the router's blocks, they are not trusted
+    RoutePlan estimated =
+        ((RequestRouter.Pick.Ok) r.explain(RequestHashes.of(prompt(8, 1)), unknown)).plan();
+    assertThat(hits(estimated, "b")).isZero();
+    assertThat(hits(estimated, "a")).isEqualTo(2);
+  }
+
+  private static int hits(RoutePlan plan, String worker) {
+    return plan.decision().scores().stream()
+        .filter(s -> s.worker().equals(WorkerId.of(worker)))
+        .findFirst()
+        .orElseThrow()
+        .hits();
+  }
+
+  @Test
   void aWorkerWithAForcedBlockSizeIsComparedInPageSizeBlocks() {
     fleet.apply(List.of(worker("a", Role.MIXED), worker("b", Role.MIXED)));
     cache("a", 2, 3); // 2 blocks of 16

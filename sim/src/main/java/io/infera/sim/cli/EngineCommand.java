@@ -167,6 +167,15 @@ public final class EngineCommand implements Callable<Integer> {
               + " --enable-cache-report; the operator sets them). Default: ${DEFAULT-VALUE}.")
   boolean promptTokensDetails;
 
+  @Option(
+      names = "--divergent-template",
+      paramLabel = "TEXT",
+      description =
+          "Render every chat with TEXT before the chat template's output (completions, /tokenize"
+              + " and KV events alike): an engine whose template differs from the router's, for"
+              + " render-parity tests. Default: none (render as the router does).")
+  String divergentTemplate;
+
   public EngineCommand() {}
 
   /** Parses {@code vllm}, {@code vllm-array}, {@code vllm-map}, {@code sglang}. */
@@ -203,6 +212,7 @@ public final class EngineCommand implements Callable<Integer> {
           .topic(topic)
           .promptTokensDetails(promptTokensDetails)
           .kvEventsHost(kvEventsHost)
+          .divergentTemplate(divergentTemplate)
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(

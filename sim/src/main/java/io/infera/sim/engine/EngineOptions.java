@@ -28,6 +28,9 @@ package io.infera.sim.engine;
  *     treat their endpoint, a wildcard ({@code *}, {@code ::}, {@code 0.0.0.0}) is bound, any other
  *     address is connected to by the PUB sockets (the subscriber binds; it needs a fixed {@code
  *     zmqPort}); the replay ROUTER binds it either way. Null keeps binding both on {@code host}
+ * @param divergentTemplate text prepended to every rendered chat (completions, {@code /tokenize}
+ *     and the KV events alike): a deliberately different chat template, for render-parity tests;
+ *     null renders chats exactly as the router does
  */
 public record EngineOptions(
     String host,
@@ -46,7 +49,48 @@ public record EngineOptions(
     int maxNumBatchedTokens,
     String topic,
     boolean promptTokensDetails,
-    String kvEventsHost) {
+    String kvEventsHost,
+    String divergentTemplate) {
+
+  /** Options without a divergent template. */
+  public EngineOptions(
+      String host,
+      int port,
+      int zmqPort,
+      int replayPort,
+      Flavor flavor,
+      int blockSize,
+      int numBlocks,
+      String model,
+      String tokenizer,
+      double speedup,
+      int dpSize,
+      long hashSeed,
+      int maxNumSeqs,
+      int maxNumBatchedTokens,
+      String topic,
+      boolean promptTokensDetails,
+      String kvEventsHost) {
+    this(
+        host,
+        port,
+        zmqPort,
+        replayPort,
+        flavor,
+        blockSize,
+        numBlocks,
+        model,
+        tokenizer,
+        speedup,
+        dpSize,
+        hashSeed,
+        maxNumSeqs,
+        maxNumBatchedTokens,
+        topic,
+        promptTokensDetails,
+        kvEventsHost,
+        null);
+  }
 
   /** The most data-parallel ranks one simulated server runs. */
   public static final int MAX_DP_SIZE = 64;
@@ -74,6 +118,9 @@ public record EngineOptions(
     require(topic != null, "topic must not be null (use \"\" for none)");
     require(
         kvEventsHost == null || !kvEventsHost.isBlank(), "kvEventsHost must not be blank if set");
+    require(
+        divergentTemplate == null || !divergentTemplate.isEmpty(),
+        "divergentTemplate must not be empty if set");
     require(
         kvEventsHost == null || isWildcard(kvEventsHost) || zmqPort != 0,
         "a kvEventsHost the PUB sockets connect to needs a fixed zmqPort, got 0");
@@ -155,8 +202,10 @@ public record EngineOptions(
     private String topic;
     private boolean promptTokensDetails;
     private String kvEventsHost;
+    private String divergentTemplate;
 
     private Builder(EngineOptions o) {
+      divergentTemplate = o.divergentTemplate;
       kvEventsHost = o.kvEventsHost;
       host = o.host;
       port = o.port;
@@ -261,6 +310,11 @@ public record EngineOptions(
       return this;
     }
 
+    public Builder divergentTemplate(String v) {
+      divergentTemplate = v;
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException naming the first invalid field
      */
@@ -282,7 +336,8 @@ public record EngineOptions(
           maxNumBatchedTokens,
           topic,
           promptTokensDetails,
-          kvEventsHost);
+          kvEventsHost,
+          divergentTemplate);
     }
   }
 

@@ -56,11 +56,22 @@ final class RequestParser {
   private final PromptTokenizer tokenizer;
   private final String model;
   private final int maxModelLen;
+  private final String divergentTemplate;
 
   RequestParser(PromptTokenizer tokenizer, String model, int maxModelLen) {
+    this(tokenizer, model, maxModelLen, null);
+  }
+
+  /**
+   * @param divergentTemplate text put before every rendered chat (a template unlike the router's),
+   *     or null
+   */
+  RequestParser(
+      PromptTokenizer tokenizer, String model, int maxModelLen, String divergentTemplate) {
     this.tokenizer = tokenizer;
     this.model = model;
     this.maxModelLen = maxModelLen;
+    this.divergentTemplate = divergentTemplate;
   }
 
   int maxModelLen() {
@@ -236,6 +247,14 @@ final class RequestParser {
               kwargs == null ? Map.of() : (Map<String, Object>) kwargs);
       // Images, audio and video are opaque content: deterministic tokens per medium (ImageTokens).
       MediaRefs.Media media = MediaRefs.of(m);
+      if (divergentTemplate != null) {
+        String rendered = divergentTemplate + tokenizer.render(input);
+        return ImageTokens.withMedia(
+            media,
+            addSpecialTokens
+                ? tokenizer.tokenizer().encode(rendered, true)
+                : tokenizer.encodeRendered(rendered));
+      }
       if (addSpecialTokens) {
         return ImageTokens.withMedia(
             media, tokenizer.tokenizer().encode(tokenizer.render(input), true));

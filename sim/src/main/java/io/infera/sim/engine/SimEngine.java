@@ -102,7 +102,8 @@ public final class SimEngine implements AutoCloseable {
     try {
       AnswerVocabulary vocabulary = AnswerVocabulary.build(tokenizer);
       int maxModelLen = (int) Math.min(MAX_MODEL_LEN, (long) o.numBlocks() * o.blockSize());
-      RequestParser parser = new RequestParser(tokenizer, o.model(), maxModelLen);
+      RequestParser parser =
+          new RequestParser(tokenizer, o.model(), maxModelLen, o.divergentTemplate());
       if (o.publishesEvents()) {
         zmq = new ZContext(1);
         zmq.setLinger(0);

@@ -46,6 +46,25 @@ class RequestParserTest {
   }
 
   @Test
+  void aDivergentTemplateRendersChatsDifferentlyInRequestsAndTokenizeAlike() throws Exception {
+    RequestParser divergent = new RequestParser(tok, MODEL, 1000, "# other template\n");
+    byte[] chat = body(Map.of("model", MODEL, "messages", MESSAGES));
+    int[] routerIds = parser.parse(Endpoint.CHAT, chat).promptIds();
+    int[] served = divergent.parse(Endpoint.CHAT, chat).promptIds();
+    int[] tokenized = divergent.tokenize(chat);
+    String rendered =
+        "# other template\n"
+            + tok.render(ChatInput.of(VllmChat.normalize(MESSAGES, tok.contentFormat())));
+    assertThat(served).containsExactly(tok.encodeRendered(rendered));
+    assertThat(tokenized).containsExactly(served);
+    assertThat(served).isNotEqualTo(routerIds);
+    assertThat(served[0]).isNotEqualTo(routerIds[0]); // the very first block differs
+    // Plain prompts go through the tokenizer only: unchanged.
+    byte[] text = body(Map.of("model", MODEL, "prompt", "hello world"));
+    assertThat(divergent.tokenize(text)).containsExactly(parser.tokenize(text));
+  }
+
+  @Test
   void chatOptionsReachTheTemplate() throws Exception {
     Map<String, Object> req =
         Map.of(

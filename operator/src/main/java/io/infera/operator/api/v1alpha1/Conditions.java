@@ -15,7 +15,16 @@ public final class Conditions {
    */
   public static final String INDEX_ACCURATE = "IndexAccurate";
 
-  /** IndexAccurate=Unknown: the router's status has no {@code index_accurate} (an older router). */
+  /**
+   * Whether every worker renders and tokenizes chats as the routers do (the router's {@code
+   * render_parity}; its reasons are copied: {@code Match}, {@code Diverged}, {@code NotProbed},
+   * {@code ProbeFailed}, {@code Unsupported}, {@code NoWorkers}, {@code Disabled}).
+   */
+  public static final String RENDER_PARITY = "RenderParity";
+
+  /**
+   * IndexAccurate or RenderParity = Unknown: the router's status lacks the field (an older router).
+   */
   public static final String REASON_NOT_MEASURED = "NotMeasured";
 
   /** Reason of {@code Degraded=True} when the spec cannot be built (CEL, Java checks, args). */

@@ -26,7 +26,7 @@ public class InferaDeploymentStatus {
   private String hitPercent;
 
   @JsonPropertyDescription(
-      "Ready, Progressing, Degraded, EventsFlowing and IndexAccurate, each with"
+      "Ready, Progressing, Degraded, EventsFlowing, IndexAccurate and RenderParity, each with"
           + " observedGeneration and"
           + " lastTransitionTime.")
   private List<Condition> conditions = new ArrayList<>();

@@ -463,7 +463,8 @@ class SpecValidatorTest {
   @Test
   void theFixtureAndTheSamplesAreValid() {
     assertThat(SpecValidator.validate(valid())).isEmpty();
-    for (String s : List.of("vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "sim.yaml")) {
+    for (String s :
+        List.of("vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "atom-pd.yaml", "sim.yaml")) {
       assertThat(SpecValidator.validate(Fixtures.parseSample(s))).as(s).isEmpty();
     }
   }

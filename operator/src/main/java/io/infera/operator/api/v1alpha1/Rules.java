@@ -148,6 +148,18 @@ public final class Rules {
   public static final String DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE =
       "pools[].decodeRadixCache applies to engine sglang only";
 
+  /**
+   * Spec-level: ATOM's KV-event publisher binds one endpoint in every data-parallel engine process
+   * (no per-rank port offset), so a second rank could not bind it (docs/atom.md).
+   */
+  public static final String ATOM_ONE_DATA_PARALLEL_RANK =
+      "!has(self.pools) || !has(self.engine) || self.engine != 'atom'"
+          + " || self.pools.all(p, !has(p.dataParallelSize) || p.dataParallelSize == 1)";
+
+  public static final String ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE =
+      "pools[].dataParallelSize must be 1 with engine atom: ATOM's KV-event publisher binds the"
+          + " same endpoint in every data-parallel rank";
+
   public static final int MAX_POOLS = 16;
 
   /**

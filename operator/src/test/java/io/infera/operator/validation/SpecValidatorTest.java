@@ -98,6 +98,15 @@ class SpecValidatorTest {
             i -> i.getSpec().getPools().get(1).setDecodeRadixCache(false),
             "spec.pools",
             Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE),
+        new Case(
+            "two data-parallel ranks with ATOM",
+            i -> {
+              i.getSpec().setEngine(Engine.ATOM);
+              i.getSpec().getPools().get(1).setDataParallelSize(2);
+              i.getSpec().getPools().get(1).getResources().setGpu(2);
+            },
+            "spec.pools[1].dataParallelSize",
+            Rules.ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE),
         // Data parallelism: each rank binds its own KV-event ports.
         new Case(
             "dataParallelSize 0",

@@ -273,7 +273,11 @@ public final class SampleBreaches {
         new CelBreach(
             Rules.ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE,
             "atom-pd.yaml",
-            s -> ((Map<String, Object>) pools(s).get(1)).put("dataParallelSize", 2)));
+            s -> ((Map<String, Object>) pools(s).get(1)).put("dataParallelSize", 2)),
+        new CelBreach(
+            Rules.ATOM_LOCAL_TOKENIZER_MESSAGE,
+            "atom-pd.yaml",
+            s -> InstallFiles.map(spec(s), "router").remove("tokenizer")));
   }
 
   /**

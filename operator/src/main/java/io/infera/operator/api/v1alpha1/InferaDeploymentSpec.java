@@ -25,6 +25,7 @@ import java.util.List;
 @ValidationRule(
     value = Rules.ATOM_ONE_DATA_PARALLEL_RANK,
     message = Rules.ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE)
+@ValidationRule(value = Rules.ATOM_LOCAL_TOKENIZER, message = Rules.ATOM_LOCAL_TOKENIZER_MESSAGE)
 public class InferaDeploymentSpec {
 
   @Required

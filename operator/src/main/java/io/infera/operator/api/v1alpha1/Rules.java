@@ -160,6 +160,20 @@ public final class Rules {
       "pools[].dataParallelSize must be 1 with engine atom: ATOM's KV-event publisher binds the"
           + " same endpoint in every data-parallel rank";
 
+  /**
+   * Spec-level: ATOM's server has no {@code /tokenize}, so the routers tokenize locally; without a
+   * path or hub the tokenizer mode defaults to engine, which ATOM cannot answer (docs/atom.md).
+   */
+  public static final String ATOM_LOCAL_TOKENIZER =
+      "!has(self.engine) || self.engine != 'atom' || (has(self.router) &&"
+          + " has(self.router.tokenizer) && (has(self.router.tokenizer.path) ||"
+          + " has(self.router.tokenizer.hub)) && (!has(self.router.tokenizer.mode) ||"
+          + " self.router.tokenizer.mode == 'local'))";
+
+  public static final String ATOM_LOCAL_TOKENIZER_MESSAGE =
+      "engine atom needs router.tokenizer.path or router.tokenizer.hub and tokenizer mode local:"
+          + " ATOM serves no /tokenize";
+
   public static final int MAX_POOLS = 16;
 
   /**

@@ -73,8 +73,10 @@ def removed_json(rank, hashes, medium=None):
             "block_hashes": [hexh(h) for h in hashes], "medium": medium}
 
 
-def cleared_json(rank):
-    return {"type": "AllBlocksCleared", "dp_rank": rank}
+def cleared_json(rank, medium=None):
+    if medium is None:
+        return {"type": "AllBlocksCleared", "dp_rank": rank}
+    return {"type": "AllBlocksCleared", "medium": medium, "dp_rank": rank}
 
 
 TOK8 = [1, 2, 3, 4, 5, 6, 7, 8]
@@ -109,6 +111,28 @@ FIXTURES["vllm-array"] = (
     [stored_json(0, [H1], None, [1, 2, 3, 4], 4, None, "adapter-x", "GPU", 1, "sliding_window"),
      stored_json(0, [H2, H3], H1, TOK8, 4, 7),
      removed_json(0, [H3]), cleared_json(0)],
+)
+
+# ATOM (ROCm/ATOM at ffdf3bb5, atom/distributed/kv_events.py): vLLM's array layout from msgspec
+# array_like structs, which encode every field (omit_defaults does not shorten arrays), so events
+# carry all their trailing nils and the batch a nil rank. The same bytes as ATOM's own classes
+# give under msgspec 0.23.0 (compared when this fixture was written). Blocks a decode worker
+# received over the PD hand-over are stored with medium REMOTE (a lower tier to the router);
+# AllBlocksCleared has a medium slot; BlockTransferred is read as a removal from its source tier.
+FIXTURES["atom-array"] = (
+    [1764500002.0, [
+        ["BlockStored", [BIG, H2], None, TOK8, 4, None, "GPU", None, None, None, None, None],
+        ["BlockStored", [H3], H2, [9, 10, 11, 12], 4, None, "REMOTE", None, None, None, None,
+         None],
+        ["BlockRemoved", [H3], "GPU", None],
+        ["BlockTransferred", [H1], "GPU", "CPU", None],
+        ["AllBlocksCleared", "CPU"],
+        ["AllBlocksCleared", None],
+    ], None],
+    [stored_json(0, [BIG, H2], None, TOK8, 4, medium="GPU"),
+     stored_json(0, [H3], H2, [9, 10, 11, 12], 4, medium="REMOTE"),
+     removed_json(0, [H3], "GPU"), removed_json(0, [H1], "GPU"),
+     cleared_json(0, "CPU"), cleared_json(0)],
 )
 
 # Oldest vLLM: array batch of two elements (no rank), events with trailing fields absent.

@@ -65,7 +65,10 @@ public final class DesiredFleet {
         policies);
   }
 
-  /** Pool args contradicting a derived flag, and a pool PYTHONHASHSEED other than the spec's. */
+  /**
+   * Pool args contradicting a derived flag, pool variables contradicting a derived one, and a pool
+   * PYTHONHASHSEED other than the spec's.
+   */
   static List<Violation> poolConflicts(InferaDeployment idep, RenderInputs in) {
     List<Violation> out = new ArrayList<>();
     List<PoolSpec> specPools = idep.getSpec().getPools();
@@ -73,6 +76,7 @@ public final class DesiredFleet {
       String field = "spec.pools[" + i + "]";
       PoolSettings pool = in.pool(specPools.get(i).getName());
       out.addAll(EngineCommand.contradictions(in, pool, field + ".args"));
+      out.addAll(EngineEnv.contradictions(in, pool, field + ".env"));
       for (int j = 0; j < pool.env().size(); j++) {
         EnvVar e = pool.env().get(j);
         if (DesiredPool.PYTHONHASHSEED.equals(e.getName())

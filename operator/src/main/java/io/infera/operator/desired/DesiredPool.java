@@ -139,12 +139,19 @@ public final class DesiredPool {
   /** SGLang's prefill bootstrap server (the router's hand-over sends decode workers there). */
   public static final int SGLANG_BOOTSTRAP_PORT = 8998;
 
+  /**
+   * ATOM's Mooncake/MORI-IO {@code handshake_port} default of GPU rank 0 (its connectors add the
+   * rank's offset); decode workers reach prefill workers on it.
+   */
+  public static final int ATOM_HANDSHAKE_PORT = 6301;
+
   /** vLLM's NIXL side channel of rank 0 (kv_transfer_params.remote_port); rank r at + r. */
   public static final int VLLM_NIXL_SIDE_CHANNEL_PORT = 5600;
 
   /**
    * The ports decode workers reach prefill workers on, declared for network policies and readers:
-   * SGLang's bootstrap server on prefill pods, vLLM's NIXL side channel on both roles.
+   * SGLang's bootstrap server on prefill pods, vLLM's NIXL side channel and ATOM's KV-transfer
+   * handshake on both roles.
    */
   static List<io.fabric8.kubernetes.api.model.ContainerPort> handOverPorts(
       RenderInputs in, PoolSettings pool) {
@@ -157,6 +164,14 @@ public final class DesiredPool {
           role == io.infera.operator.api.v1alpha1.PoolRole.PREFILL
               ? List.of(port("bootstrap", SGLANG_BOOTSTRAP_PORT))
               : List.of();
+      case ATOM -> {
+        // Mooncake/MORI-IO handshake: one port per GPU rank of the worker (tp x pp offsets).
+        List<io.fabric8.kubernetes.api.model.ContainerPort> ports = new ArrayList<>();
+        for (int r = 0; r < Math.max(1, pool.gpu()); r++) {
+          ports.add(port(r == 0 ? "kv-handshake" : "kv-handshake-" + r, ATOM_HANDSHAKE_PORT + r));
+        }
+        yield List.copyOf(ports);
+      }
       case VLLM -> {
         // vLLM offsets the side channel by the data-parallel rank, as it does the KV-event ports.
         List<io.fabric8.kubernetes.api.model.ContainerPort> ports = new ArrayList<>();
@@ -182,6 +197,7 @@ public final class DesiredPool {
     EngineCommand cmd = EngineCommand.of(in, pool);
     List<EnvVar> env = new ArrayList<>();
     env.add(pythonHashSeed(in));
+    env.addAll(EngineEnv.vars(in));
     if (in.engine() == io.infera.operator.api.v1alpha1.Engine.VLLM
         && pool.role() != io.infera.operator.api.v1alpha1.PoolRole.MIXED) {
       // NIXL's side channel: the address a decode worker is told (kv_transfer_params.remote_host)
@@ -203,8 +219,8 @@ public final class DesiredPool {
       env.add(Common.env(DJL_CACHE_DIR, "/tmp/djl"));
     }
     for (EnvVar e : pool.env()) {
-      // An equal PYTHONHASHSEED is not repeated; a different one was refused by validation.
-      if (!e.getName().equals(PYTHONHASHSEED)) {
+      // An equal PYTHONHASHSEED or derived variable is not repeated; a different one was refused.
+      if (!e.getName().equals(PYTHONHASHSEED) && !EngineEnv.isDerived(in, e.getName())) {
         env.add(Common.serverDefaults(e));
       }
     }

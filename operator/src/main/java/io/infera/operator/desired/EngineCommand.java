@@ -69,6 +69,12 @@ public record EngineCommand(List<String> command, List<String> args) {
           + Defaults.KV_EVENTS_TOPIC
           + "\"}";
 
+  /**
+   * ATOM's connector for prefill/decode pools: Mooncake, the one its disaggregation guide starts
+   * with (MORI-IO is the other; the router's hand-over is the same for both, docs/atom.md).
+   */
+  public static final String ATOM_KV_CONNECTOR = "mooncake";
+
   /** Where {@code dataParallelSize} comes from, for messages. */
   private static final String DP_SOURCE = "spec.pools[].dataParallelSize";
 
@@ -87,6 +93,19 @@ public record EngineCommand(List<String> command, List<String> args) {
    */
   public static String vllmKvTransferConfig(KvTransferRole role) {
     return "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"" + role.value() + "\"}";
+  }
+
+  /**
+   * ATOM prefill/decode pools' {@code --kv-transfer-config}: the connector moves the KV, the router
+   * does the hand-over (a one-token prefill whose {@code kv_transfer_params} go to the decode
+   * worker); the role follows the pool ({@link KvTransferRole#forPool}).
+   */
+  public static String atomKvTransferConfig(PoolRole role) {
+    return "{\"kv_connector\":\""
+        + ATOM_KV_CONNECTOR
+        + "\",\"kv_role\":\""
+        + KvTransferRole.forPool(role).value()
+        + "\"}";
   }
 
   /** How the operator owns a flag. */
@@ -117,6 +136,7 @@ public record EngineCommand(List<String> command, List<String> args) {
         derived.add(in.model());
       }
       case SGLANG -> command = List.of("python3", "-m", "sglang.launch_server");
+      case ATOM -> command = List.of("python3", "-m", "atom.entrypoints.openai_server");
       case SIM -> {
         command = List.of(); // the image's entrypoint is infera-sim
         derived.add("engine");
@@ -310,6 +330,36 @@ public record EngineCommand(List<String> command, List<String> args) {
         alias(m, "--attention-data-parallel-size", "--attn-dp-size");
         put(m, "--model", Kind.VALUE, in.model(), false, "spec.model");
       }
+      case ATOM -> {
+        put(m, "--model", Kind.VALUE, in.model(), true, "spec.model");
+        put(m, "--host", Kind.VALUE, "0.0.0.0", true, "the router, which reaches pods by IP");
+        // ATOM's HTTP port is --server-port; its --port is the engine's internal port, left alone.
+        put(
+            m,
+            "--server-port",
+            Kind.VALUE,
+            port,
+            true,
+            "the engine port the router and probes use");
+        put(m, "--block-size", Kind.VALUE, page, true, "spec.pageSize");
+        // Prefix caching is on by default (--enable_prefix_caching, a boolean option).
+        put(m, "--enable-prefix-caching", Kind.SWITCH, null, false, "KV-aware routing");
+        if (role != PoolRole.MIXED) {
+          put(
+              m,
+              "--kv-transfer-config",
+              Kind.VALUE,
+              atomKvTransferConfig(role),
+              true,
+              "the pool's role: the router's prefill/decode hand-over");
+        }
+        // One KV-event endpoint per engine (ATOM_KV_EVENTS_ENDPOINT): one data-parallel rank.
+        String oneRank =
+            "but ATOM's KV-event publisher binds the same endpoint in every data-parallel rank";
+        put(m, "--data-parallel-size", Kind.VALUE, "1", false, DP_SOURCE + " (1 for atom)");
+        alias(m, "-dp", "--data-parallel-size");
+        put(m, "--enable-dp-attention", Kind.FORBIDDEN, null, false, oneRank);
+      }
       case SIM -> {
         put(m, "--host", Kind.VALUE, "0.0.0.0", true, "the router, which reaches pods by IP");
         put(m, "--port", Kind.VALUE, port, true, "the engine port the router and probes use");
@@ -349,8 +399,13 @@ public record EngineCommand(List<String> command, List<String> args) {
         "--kv-events-config",
         Kind.FORBIDDEN,
         null,
-        "but the simulator's KV events are configured by the operator (--zmq-port, --replay-port)");
-    putIfAbsent(m, "--port", Kind.VALUE, port, "the engine port the router and probes use");
+        e == Engine.ATOM
+            ? "but ATOM's KV events are configured by the operator (ATOM_KV_EVENTS_* variables)"
+            : "but the simulator's KV events are configured by the operator (--zmq-port,"
+                + " --replay-port)");
+    if (e != Engine.ATOM) {
+      putIfAbsent(m, "--port", Kind.VALUE, port, "the engine port the router and probes use");
+    }
     putIfAbsent(
         m,
         "--no-enable-prefix-caching",

@@ -49,6 +49,14 @@ public final class Images {
   /** SGLang's image, tagged {@code v<release>} (its CUDA 13 build) by SGLang's release workflow. */
   public static final String SGLANG = "lmsysorg/sglang:v" + release("sglang");
 
+  /**
+   * ATOM's image: ROCm/ATOM publishes only {@code rocm/atom-dev}, as {@code latest} and dated
+   * {@code nightly_<yyyyMMddHHmm>} tags (no release tags, no PyPI wheel), so the default follows
+   * {@code latest}; pin {@code spec.image} to a nightly tag for reproducible rollouts
+   * (docs/atom.md).
+   */
+  public static final String ATOM = "rocm/atom-dev:latest";
+
   private Images() {}
 
   /** The pinned image of {@code engine}. */
@@ -56,6 +64,7 @@ public final class Images {
     return switch (engine) {
       case VLLM -> VLLM;
       case SGLANG -> SGLANG;
+      case ATOM -> ATOM;
       case SIM -> SIM;
     };
   }

@@ -3,6 +3,7 @@ package io.infera.operator.desired;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.desired.RenderInputs.PoolSettings;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +11,9 @@ import java.util.List;
 /**
  * The relay sidecar of every worker pod ({@code infera-router relay}; docs/contracts.md, "NATS
  * event plane"): reads the engine's KV events from ZMQ on localhost (its SUB socket binds the
- * loopback port the engine's PUB connects to) and republishes them to NATS JetStream under its pool
- * and the pod's name, with its pool's credentials ({@link NatsCredentials}).
+ * loopback port the engine's PUB connects to; ATOM's PUB binds it, so that relay connects) and
+ * republishes them to NATS JetStream under its pool and the pod's name, with its pool's credentials
+ * ({@link NatsCredentials}).
  */
 public final class RelaySidecar {
 
@@ -34,30 +36,39 @@ public final class RelaySidecar {
             List.of(
                 "relay",
                 "--zmq",
-                "tcp://" + EngineCommand.KV_EVENTS_HOST + ":" + Defaults.ZMQ_PORT,
-                // The engine's PUB connects to a loopback endpoint: the relay binds it.
-                "--zmq-mode",
-                "bind",
-                "--replay",
-                "tcp://" + EngineCommand.KV_EVENTS_HOST + ":" + Defaults.REPLAY_PORT,
-                "--nats",
-                in.natsUrl(),
-                "--worker-id",
-                "$(POD_NAME)",
-                "--pool",
-                pool.name(),
-                "--engine",
-                in.engine().eventFormat(),
-                "--block-size",
-                Integer.toString(in.pageSize()),
-                "--subject-prefix",
-                in.nats().subjectPrefix(),
-                "--stream",
-                in.nats().stream(),
-                "--snapshot-bucket",
-                in.nats().snapshotBucket(),
-                "--http-port",
-                Integer.toString(Defaults.RELAY_HTTP_PORT)));
+                "tcp://" + EngineCommand.KV_EVENTS_HOST + ":" + Defaults.ZMQ_PORT));
+    if (in.engine() == Engine.ATOM) {
+      // ATOM's PUB always binds its endpoint, and it has no replay socket: gaps stay gaps.
+      args.addAll(List.of("--zmq-mode", "connect"));
+    } else {
+      // The engine's PUB connects to a loopback endpoint: the relay binds it.
+      args.addAll(
+          List.of(
+              "--zmq-mode",
+              "bind",
+              "--replay",
+              "tcp://" + EngineCommand.KV_EVENTS_HOST + ":" + Defaults.REPLAY_PORT));
+    }
+    args.addAll(
+        List.of(
+            "--nats",
+            in.natsUrl(),
+            "--worker-id",
+            "$(POD_NAME)",
+            "--pool",
+            pool.name(),
+            "--engine",
+            in.engine().eventFormat(),
+            "--block-size",
+            Integer.toString(in.pageSize()),
+            "--subject-prefix",
+            in.nats().subjectPrefix(),
+            "--stream",
+            in.nats().stream(),
+            "--snapshot-bucket",
+            in.nats().snapshotBucket(),
+            "--http-port",
+            Integer.toString(Defaults.RELAY_HTTP_PORT)));
     if (pool.dataParallelSize() > 1) {
       args.add("--dp-size");
       args.add(Integer.toString(pool.dataParallelSize()));

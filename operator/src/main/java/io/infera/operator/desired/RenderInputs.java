@@ -226,7 +226,7 @@ public record RenderInputs(
     String engineImage = or(spec.getImage(), Images.engine(engine));
     List<PoolSettings> pools = new ArrayList<>();
     for (PoolSpec p : or(spec.getPools(), List.<PoolSpec>of())) {
-      pools.add(pool(p, engineImage));
+      pools.add(pool(p, engineImage, engine));
     }
     pools.sort(Comparator.comparing(PoolSettings::name));
     return new RenderInputs(
@@ -385,7 +385,7 @@ public record RenderInputs(
         or(n.getSnapshotBucket(), dn.getSnapshotBucket()));
   }
 
-  private static PoolSettings pool(PoolSpec p, String engineImage) {
+  private static PoolSettings pool(PoolSpec p, String engineImage, Engine engine) {
     PoolSpec dp = new PoolSpec();
     PoolResources res = or(p.getResources(), new PoolResources());
     PoolResources dr = new PoolResources();
@@ -399,7 +399,7 @@ public record RenderInputs(
         role == PoolRole.MIXED ? null : or(p.getKvTransferRole(), KvTransferRole.forPool(role)),
         role == PoolRole.DECODE && or(p.getDecodeRadixCache(), true),
         or(res.getGpu(), dr.getGpu()),
-        or(res.getGpuType(), dr.getGpuType()),
+        or(res.getGpuType(), engine.defaultGpuType()),
         copy(res.getCpu(), null),
         copy(res.getMemory(), null),
         copy(res.getSharedMemory(), null),

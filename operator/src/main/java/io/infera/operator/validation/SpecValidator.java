@@ -174,6 +174,22 @@ public final class SpecValidator {
           "spec.pools",
           Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE + " (engine is " + engine.value() + ")");
     }
+    if (engine == Engine.ATOM) {
+      TokenizerSpec t = s.getRouter() == null ? null : s.getRouter().getTokenizer();
+      if (t == null
+          || (t.getPath() == null && t.getHub() == null)
+          || (t.getMode() != null && t.getMode() != TokenizerMode.LOCAL)) {
+        add("spec.router.tokenizer", Rules.ATOM_LOCAL_TOKENIZER_MESSAGE);
+      }
+      for (int i = 0; i < s.getPools().size(); i++) {
+        PoolSpec p = s.getPools().get(i);
+        if (p != null && p.getDataParallelSize() != null && p.getDataParallelSize() != 1) {
+          add(
+              "spec.pools[" + i + "].dataParallelSize",
+              Rules.ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE + " (got " + p.getDataParallelSize() + ")");
+        }
+      }
+    }
     if (engine == Engine.VLLM) {
       for (int i = 0; i < s.getPools().size(); i++) {
         PoolSpec p = s.getPools().get(i);

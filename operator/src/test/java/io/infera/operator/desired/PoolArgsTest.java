@@ -87,6 +87,18 @@ class PoolArgsTest {
         "SGLANG;MIXED;--attn-dp-size|2;--attn-dp-size",
         "SGLANG;MIXED;--attention-data-parallel-size|2;--attention-data-parallel-size",
         "SIM;MIXED;--dp-size|2;--dp-size",
+        // ATOM: its HTTP port is --server-port; one data-parallel rank (one KV-event endpoint).
+        "ATOM;MIXED;--server-port|9000;--server-port",
+        "ATOM;MIXED;--block-size|32;--block-size",
+        "ATOM;MIXED;--model|other/model;--model",
+        "ATOM;MIXED;--host|127.0.0.1;--host",
+        "ATOM;MIXED;--no-enable_prefix_caching;--no-enable_prefix_caching",
+        "ATOM;MIXED;--enable_prefix_caching=false;--enable-prefix-caching",
+        "ATOM;MIXED;--data-parallel-size|2;--data-parallel-size",
+        "ATOM;MIXED;-dp|2;-dp",
+        "ATOM;MIXED;--enable-dp-attention;--enable-dp-attention",
+        "ATOM;MIXED;--kv-events-config|{};--kv-events-config",
+        "ATOM;PREFILL;--kv-transfer-config|{\"kv_connector\":\"mooncake\",\"kv_role\":\"kv_consumer\"};--kv-transfer-config",
         // Cached-token reporting.
         "VLLM;MIXED;--no-enable-prompt-tokens-details;--no-enable-prompt-tokens-details",
         "VLLM;MIXED;--enable-prompt-tokens-details=false;--enable-prompt-tokens-details",
@@ -128,6 +140,11 @@ class PoolArgsTest {
         "SGLANG;MIXED;--dp-size|1|--enable-dp-attention",
         "SGLANG;MIXED;--page-size|16|--mem-fraction-static|0.8",
         "SIM;MIXED;--num-blocks|4096|--speedup|10",
+        // ATOM's --port is its engine-internal port, not the HTTP one: left to the pool.
+        "ATOM;MIXED;--port|8106|-tp|8|--kv_cache_dtype|fp8",
+        "ATOM;MIXED;--server-port|8000|--block-size|16|--enable_prefix_caching",
+        "ATOM;DECODE;--kv-transfer-config|{\"kv_role\": \"kv_consumer\", \"kv_connector\":"
+            + " \"mooncake\"}",
       })
   void argsThatAgreeOrAddAreAccepted(Engine engine, PoolRole role, String args) {
     Fixtures.fleet(withArgs(engine, role, args));

@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class WritableTmpTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"sim.yaml", "vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml"})
+  @ValueSource(
+      strings = {"sim.yaml", "vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "atom-pd.yaml"})
   void readOnlyRootsOfInferaImagesHaveAWritableTmp(String sample) {
     BuildResult built = DesiredFleet.build(Fixtures.parseSample(sample));
     assertThat(built).isInstanceOf(BuildResult.Built.class);

@@ -269,7 +269,15 @@ public final class SampleBreaches {
         new CelBreach(
             Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE,
             "sglang-pd.yaml",
-            s -> spec(s).put("engine", "vllm")));
+            s -> spec(s).put("engine", "vllm")),
+        new CelBreach(
+            Rules.ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE,
+            "atom-pd.yaml",
+            s -> ((Map<String, Object>) pools(s).get(1)).put("dataParallelSize", 2)),
+        new CelBreach(
+            Rules.ATOM_LOCAL_TOKENIZER_MESSAGE,
+            "atom-pd.yaml",
+            s -> InstallFiles.map(spec(s), "router").remove("tokenizer")));
   }
 
   /**

@@ -26,7 +26,8 @@ import net.jqwik.api.statistics.Statistics;
 class RenderFuzzProperties {
 
   private static final List<String> SAMPLES =
-      List.of("vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "sim.yaml").stream()
+      List.of("vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "atom-pd.yaml", "sim.yaml")
+          .stream()
           .map(s -> Fixtures.read(Fixtures.sample(s)))
           .toList();
 

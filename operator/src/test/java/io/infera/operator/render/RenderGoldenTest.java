@@ -22,6 +22,7 @@ class RenderGoldenTest {
     "vllm-mixed.yaml, YAML, vllm-mixed.yaml",
     "sglang-pd.yaml, YAML, sglang-pd.yaml",
     "vllm-pd.yaml, YAML, vllm-pd.yaml",
+    "atom-pd.yaml, YAML, atom-pd.yaml",
     "sim.yaml, YAML, sim.yaml",
     "sim.yaml, JSON, sim.json"
   })

@@ -40,7 +40,7 @@ class ResourceParserTest {
           float for integer          | '$HEAD spec: {model: m, pageSize: 1.5}'               | spec.pageSize: expected an integer
           number for string          | '$HEAD spec: {model: m, pythonHashSeed: 0}'           | spec.pythonHashSeed: expected a string
           boolean for string         | '$HEAD spec: {model: true}'                           | spec.model: expected a string
-          unknown engine             | '$HEAD spec: {model: m, engine: tpu}'                 | spec.engine: expected one of vllm, sglang, sim
+          unknown engine             | '$HEAD spec: {model: m, engine: tpu}'                 | spec.engine: expected one of vllm, sglang, atom, sim
           unknown role               | '$HEAD spec: {model: m, pools: [{name: a, role: x}]}' | spec.pools[0].role: expected one of mixed, prefill, decode
           list for mapping           | '$HEAD spec: {model: m, router: [1]}'                 | spec.router: expected a mapping
           mapping for list           | '$HEAD spec: {model: m, pools: {name: a}}'            | spec.pools: expected a list, got a mapping

@@ -71,6 +71,11 @@ public final class Fixtures {
       pools.add(pool(role.value(), role, 2, engine == Engine.SIM ? 0 : 1));
     }
     spec.setPools(pools);
+    if (engine == Engine.ATOM) {
+      // ATOM serves no /tokenize: its routers tokenize locally (the CRD requires a source).
+      spec.getRouter().setTokenizer(new io.infera.operator.api.v1alpha1.TokenizerSpec());
+      spec.getRouter().getTokenizer().setHub("Qwen/Qwen3-0.6B");
+    }
     idep.setSpec(spec);
     return idep;
   }

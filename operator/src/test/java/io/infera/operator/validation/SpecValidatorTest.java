@@ -98,6 +98,27 @@ class SpecValidatorTest {
             i -> i.getSpec().getPools().get(1).setDecodeRadixCache(false),
             "spec.pools",
             Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE),
+        new Case(
+            "two data-parallel ranks with ATOM",
+            i -> {
+              i.getSpec().setEngine(Engine.ATOM);
+              i.getSpec().getRouter().setTokenizer(new TokenizerSpec());
+              i.getSpec().getRouter().getTokenizer().setHub("Qwen/Qwen3-0.6B");
+              i.getSpec().getPools().get(1).setDataParallelSize(2);
+              i.getSpec().getPools().get(1).getResources().setGpu(2);
+            },
+            "spec.pools[1].dataParallelSize",
+            Rules.ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE),
+        new Case(
+            "ATOM with the engine tokenizer",
+            i -> {
+              i.getSpec().setEngine(Engine.ATOM);
+              i.getSpec().getRouter().setTokenizer(new TokenizerSpec());
+              i.getSpec().getRouter().getTokenizer().setMode(TokenizerMode.ENGINE);
+              i.getSpec().getRouter().getTokenizer().setHub("Qwen/Qwen3-0.6B");
+            },
+            "spec.router.tokenizer",
+            Rules.ATOM_LOCAL_TOKENIZER_MESSAGE),
         // Data parallelism: each rank binds its own KV-event ports.
         new Case(
             "dataParallelSize 0",
@@ -463,7 +484,8 @@ class SpecValidatorTest {
   @Test
   void theFixtureAndTheSamplesAreValid() {
     assertThat(SpecValidator.validate(valid())).isEmpty();
-    for (String s : List.of("vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "sim.yaml")) {
+    for (String s :
+        List.of("vllm-mixed.yaml", "vllm-pd.yaml", "sglang-pd.yaml", "atom-pd.yaml", "sim.yaml")) {
       assertThat(SpecValidator.validate(Fixtures.parseSample(s))).as(s).isEmpty();
     }
   }

@@ -43,8 +43,11 @@ public final class EventsJson {
       o.put("dp_rank", rank);
       o.put("block_hashes", hex(r.blockHashes()));
       o.put("medium", r.medium());
-    } else if (e instanceof AllBlocksCleared) {
+    } else if (e instanceof AllBlocksCleared c) {
       o.put("type", "AllBlocksCleared");
+      if (c.medium() != null) {
+        o.put("medium", c.medium());
+      }
       o.put("dp_rank", rank);
     }
     return Json.write(o);

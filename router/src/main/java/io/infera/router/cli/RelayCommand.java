@@ -75,7 +75,12 @@ public final class RelayCommand implements Callable<Integer> {
       description = "The worker's id (default: env POD_NAME, else HOSTNAME).")
   String workerId;
 
-  @Option(names = "--engine", paramLabel = "E", description = "vllm (default) or sglang.")
+  @Option(
+      names = "--engine",
+      paramLabel = "E",
+      description =
+          "vllm (default), sglang or atom (ATOM binds its PUB and has no replay socket: use"
+              + " --zmq-mode connect and no --replay).")
   String engine;
 
   @Option(names = "--block-size", paramLabel = "N", description = "KV block size (default 16).")

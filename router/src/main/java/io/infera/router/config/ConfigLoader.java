@@ -424,7 +424,7 @@ public final class ConfigLoader {
           new Pool(
               name,
               p.role("role", Role.MIXED),
-              p.string("engine", "vllm"),
+              engine(p),
               p.string("service", name),
               (int) p.integer("port", 8000, 1, 65535),
               (int) p.integer("zmqPort", 5557, 0, 65535),
@@ -451,7 +451,7 @@ public final class ConfigLoader {
               id,
               url.endsWith("/") ? url.substring(0, url.length() - 1) : url,
               wk.role("role", Role.MIXED),
-              wk.string("engine", "vllm"),
+              engine(wk),
               wk.string("zmq", null),
               wk.string("zmqReplay", null),
               (int) wk.integer("dpSize", 1, 1, 1024),
@@ -826,6 +826,22 @@ public final class ConfigLoader {
       out.add(ConfigNode.generic(e));
     }
     return out;
+  }
+
+  /**
+   * Engines whose KV events and hand-over the router knows ({@code sim} speaks vLLM's; {@code
+   * atom}: docs/atom.md).
+   */
+  static final java.util.Set<String> ENGINES = java.util.Set.of("vllm", "sglang", "atom", "sim");
+
+  /** A pool's or worker's {@code engine}: {@code vllm} unless set, one of {@link #ENGINES}. */
+  private static String engine(ConfigNode node) throws ConfigException {
+    String engine = node.string("engine", "vllm");
+    if (!ENGINES.contains(engine)) {
+      throw new ConfigException(
+          node.path + "engine: expected vllm, sglang, atom or sim, got '" + engine + "'");
+    }
+    return engine;
   }
 
   /** A static worker's {@code pool}: its relay's {@code --pool}, {@code static} unless set. */

@@ -16,11 +16,12 @@ import org.slf4j.LoggerFactory;
  * A request on a disaggregated fleet: a prefill worker chosen for its cache and a decode worker,
  * joined by the engine's KV hand-over (docs/routing.md, "Prefill/decode hand-over"). SGLang: the
  * same request with the prefill server's bootstrap address and a fresh room goes to both at once;
- * the decode worker pulls the KV and answers the client. vLLM: a one-token prefill first, then its
- * {@code kv_transfer_params} go with the request to the decode worker (none when the prefill answer
- * has none: decode then computes the prompt itself). The client always gets one answer; a failing
- * half fails the request instead of leaving the other waiting. Bodies are built on the worker pool
- * (large JSON is not event-loop work).
+ * the decode worker pulls the KV and answers the client. vLLM and ATOM: a one-token prefill first,
+ * then its {@code kv_transfer_params} go with the request to the decode worker (none when the
+ * prefill answer has none: decode then computes the prompt itself; ATOM's get the prefill worker's
+ * layout added, docs/atom.md). The client always gets one answer; a failing half fails the request
+ * instead of leaving the other waiting. Bodies are built on the worker pool (large JSON is not
+ * event-loop work).
  */
 final class DisaggregatedDispatch {
 
@@ -69,15 +70,15 @@ final class DisaggregatedDispatch {
     }
     String engine = pair.prefill().worker().info().engine();
     String decodeEngine = pair.decode().worker().info().engine();
-    if (!engine.equals(decodeEngine) || !(engine.equals("sglang") || engine.equals("vllm"))) {
+    if (!engine.equals(decodeEngine) || !KNOWN.contains(engine)) {
       ex.fail(
           new RoutingFailure.NoWorker(
               "prefill/decode pools of engine "
                   + engine
                   + " and "
                   + decodeEngine
-                  + " have no KV hand-over this router knows (SGLang's bootstrap, vLLM's"
-                  + " kv_transfer_params); use mixed pools"));
+                  + " have no KV hand-over this router knows (SGLang's bootstrap, vLLM's or"
+                  + " ATOM's kv_transfer_params); use mixed pools"));
       return;
     }
     String unsupported = handOverGap(ex.endpoint, engine);
@@ -85,10 +86,10 @@ final class DisaggregatedDispatch {
       ex.fail(new RoutingFailure.NoWorker(unsupported));
       return;
     }
-    if (engine.equals("vllm")) {
-      vllm(ex, prefill, decode);
-    } else {
-      sglang(ex, prefill, decode);
+    switch (engine) {
+      case "vllm" -> kvTransferParams(ex, prefill, decode, false);
+      case "atom" -> kvTransferParams(ex, prefill, decode, true);
+      default -> sglang(ex, prefill, decode);
     }
   }
 
@@ -118,6 +119,9 @@ final class DisaggregatedDispatch {
       case EMBEDDINGS, TOKENIZE, DETOKENIZE -> null;
     };
   }
+
+  /** Engines with a hand-over: the same engine on both sides. */
+  private static final java.util.Set<String> KNOWN = java.util.Set.of("vllm", "sglang", "atom");
 
   private void sglang(Exchange ex, Attempt prefill, Attempt decode) {
     String host = URI.create(prefill.plan().worker().info().url()).getHost();
@@ -206,9 +210,20 @@ final class DisaggregatedDispatch {
     sendDecode(ex, decode, body);
   }
 
-  private void vllm(Exchange ex, Attempt prefill, Attempt decode) {
+  /**
+   * vLLM's and ATOM's hand-over: a one-token prefill, then its {@code kv_transfer_params} (for ATOM
+   * with the prefill worker's layout added) go with the request to the decode worker.
+   */
+  private void kvTransferParams(Exchange ex, Attempt prefill, Attempt decode, boolean atom) {
     String pid = prefill.worker();
-    pool.executeBlocking(() -> HandOverBodies.vllmPrefill(ex.analyzed.body()), false)
+    int prefillRank = prefill.plan().dpRank();
+    int prefillRanks = prefill.plan().worker().info().dpSize();
+    pool.executeBlocking(
+            () ->
+                atom
+                    ? HandOverBodies.atomPrefill(ex.analyzed.body())
+                    : HandOverBodies.vllmPrefill(ex.analyzed.body()),
+            false)
         .compose(body -> upstream.send(ex, prefill, body, req -> ex.prefillUpstream = req))
         .onComplete(
             ar -> {
@@ -263,8 +278,15 @@ final class DisaggregatedDispatch {
                       buf ->
                           pool.executeBlocking(
                               () ->
-                                  HandOverBodies.vllmDecode(
-                                      ex.analyzed.body(), buf.getBytes(), pid),
+                                  atom
+                                      ? HandOverBodies.atomDecode(
+                                          ex.analyzed.body(),
+                                          buf.getBytes(),
+                                          pid,
+                                          prefillRank,
+                                          prefillRanks)
+                                      : HandOverBodies.vllmDecode(
+                                          ex.analyzed.body(), buf.getBytes(), pid),
                               false))
                   .onComplete(
                       d -> {

@@ -78,6 +78,15 @@ final class HandOverBodies {
    *     its {@code kv_transfer_params} is neither an object nor null
    */
   static Decode vllmDecode(Map<String, Object> body, byte[] prefillAnswer, String prefillWorker) {
+    DecodeMap d = decodeMap(body, prefillAnswer, prefillWorker);
+    return new Decode(utf8(d.body()), d.withoutKv());
+  }
+
+  /** A decode body before encoding; {@code withoutKv} as in {@link Decode}. */
+  private record DecodeMap(Map<String, Object> body, WithoutKv withoutKv) {}
+
+  private static DecodeMap decodeMap(
+      Map<String, Object> body, byte[] prefillAnswer, String prefillWorker) {
     Object answer;
     try {
       answer = Json.parse(new String(prefillAnswer, StandardCharsets.UTF_8));
@@ -93,11 +102,11 @@ final class HandOverBodies {
     // The client's own kv_transfer_params are not passed on: only the prefill worker's are.
     out.remove("kv_transfer_params");
     if (!m.containsKey("kv_transfer_params")) {
-      return new Decode(utf8(out), WithoutKv.ABSENT);
+      return new DecodeMap(out, WithoutKv.ABSENT);
     }
     Object kv = m.get("kv_transfer_params");
     if (kv == null) {
-      return new Decode(utf8(out), WithoutKv.NULL);
+      return new DecodeMap(out, WithoutKv.NULL);
     }
     if (!(kv instanceof Map<?, ?> params)) {
       throw new IllegalStateException(
@@ -107,8 +116,65 @@ final class HandOverBodies {
               + " --kv-transfer-config a NixlConnector?)");
     }
     if (params.isEmpty()) {
-      return new Decode(utf8(out), WithoutKv.EMPTY);
+      return new DecodeMap(out, WithoutKv.EMPTY);
     }
+    out.put("kv_transfer_params", kv);
+    return new DecodeMap(out, null);
+  }
+
+  /**
+   * ATOM's prefill half (its Mooncake and MORI-IO connectors, docs/atom.md): as vLLM's, one token
+   * and no stream, but {@code kv_transfer_params} carry only the two switches ATOM reads.
+   */
+  static byte[] atomPrefill(Map<String, Object> body) {
+    Map<String, Object> out = new LinkedHashMap<>(body);
+    Map<String, Object> kv = new LinkedHashMap<>();
+    kv.put("do_remote_decode", true);
+    kv.put("do_remote_prefill", false);
+    out.put("kv_transfer_params", kv);
+    out.put("stream", false);
+    out.remove("stream_options");
+    out.remove("min_tokens");
+    out.remove("min_completion_tokens");
+    out.put("max_tokens", 1);
+    if (out.containsKey("max_completion_tokens")) {
+      out.put("max_completion_tokens", 1);
+    }
+    return utf8(out);
+  }
+
+  /**
+   * ATOM's decode half: as vLLM's, plus what ATOM's decode side reads about the prefill worker's
+   * layout and its answer leaves out: {@code remote_tp_size} (the answer's {@code tp_size}, the
+   * prefill engine's tensor-parallel size), {@code remote_dp_rank} (the answer's {@code dp_rank},
+   * else the rank the router picked) and {@code remote_dp_size} (the prefill worker's ranks).
+   * Fields the answer already has are kept.
+   *
+   * @param prefillRank the data-parallel rank the prefill half went to
+   * @param prefillDpSize the prefill worker's data-parallel ranks
+   * @throws IllegalStateException as {@link #vllmDecode}
+   */
+  static Decode atomDecode(
+      Map<String, Object> body,
+      byte[] prefillAnswer,
+      String prefillWorker,
+      int prefillRank,
+      int prefillDpSize) {
+    DecodeMap d = decodeMap(body, prefillAnswer, prefillWorker);
+    if (d.withoutKv() != null) {
+      return new Decode(utf8(d.body()), d.withoutKv());
+    }
+    Map<String, Object> out = d.body();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> kv =
+        new LinkedHashMap<>((Map<String, Object>) out.get("kv_transfer_params"));
+    if (!kv.containsKey("remote_tp_size") && kv.get("tp_size") instanceof Number tp) {
+      kv.put("remote_tp_size", tp);
+    }
+    if (!kv.containsKey("remote_dp_rank")) {
+      kv.put("remote_dp_rank", kv.get("dp_rank") instanceof Number r ? r : prefillRank);
+    }
+    kv.putIfAbsent("remote_dp_size", prefillDpSize);
     out.put("kv_transfer_params", kv);
     return new Decode(utf8(out), null);
   }

@@ -146,6 +146,16 @@ public sealed interface KvEvent {
     }
   }
 
-  /** The engine dropped its whole cache (reset, or restart). */
-  record AllBlocksCleared() implements KvEvent {}
+  /**
+   * The engine dropped its whole cache (reset, or restart), or one tier of it.
+   *
+   * @param medium the tier cleared (ATOM may name one), or null for the whole cache
+   */
+  record AllBlocksCleared(String medium) implements KvEvent {
+
+    /** The whole cache. */
+    public AllBlocksCleared() {
+      this(null);
+    }
+  }
 }

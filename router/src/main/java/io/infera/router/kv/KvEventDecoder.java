@@ -14,17 +14,23 @@ import java.util.List;
  *
  * <p>Batches are arrays {@code [ts, events, dp_rank?]} or maps {@code {ts, events,
  * data_parallel_rank}}; events are tagged arrays with trailing fields optional, or maps keyed by
- * field name with a {@code type} tag (unknown keys ignored). One event drops only itself: an event
- * of an unknown type, an offload placeholder or an event that does not decode (while its bytes are
- * still well-formed msgpack) is skipped and counted in {@link EventBatch#skipped()}, the rest of
- * the batch is kept. A batch whose structure is broken is an {@link EventDecodeException} naming
- * the event and field; nothing else escapes. Stateless and thread-safe.
+ * field name with a {@code type} tag (unknown keys ignored). ATOM's extensions are read too: an
+ * {@code AllBlocksCleared} naming one tier, and {@code BlockTransferred} as a removal from its
+ * source tier. One event drops only itself: an event of an unknown type, an offload placeholder or
+ * an event that does not decode (while its bytes are still well-formed msgpack) is skipped and
+ * counted in {@link EventBatch#skipped()}, the rest of the batch is kept. A batch whose structure
+ * is broken is an {@link EventDecodeException} naming the event and field; nothing else escapes.
+ * Stateless and thread-safe.
  */
 public final class KvEventDecoder {
 
   private static final String STORED = "BlockStored";
   private static final String REMOVED = "BlockRemoved";
   private static final String CLEARED = "AllBlocksCleared";
+
+  /** ATOM's tier move (atom/distributed/kv_events.py): read as a removal from its source tier. */
+  private static final String TRANSFERRED = "BlockTransferred";
+
   private static final int[] NO_TOKENS = new int[0];
   private static final long[] NO_HASHES = new long[0];
 
@@ -227,10 +233,30 @@ public final class KvEventDecoder {
         return new BlockRemoved(hashes, medium, group);
       }
       case CLEARED -> {
-        for (int i = 1; i < n; i++) {
+        // ATOM may name the tier it cleared; vLLM and SGLang send the tag alone.
+        String medium = n > 1 ? c.optString("AllBlocksCleared.medium") : null;
+        for (int i = 2; i < n; i++) {
           c.skip("AllBlocksCleared");
         }
-        return new AllBlocksCleared();
+        return new AllBlocksCleared(medium);
+      }
+      case TRANSFERRED -> {
+        if (n < 4) {
+          throw new EventDecodeException(
+              Kind.INVALID,
+              "BlockTransferred has "
+                  + n
+                  + " fields, needs at least 4 (tag, block_hashes, from_medium, to_medium)");
+        }
+        long[] hashes = hashes(c, "BlockTransferred.block_hashes");
+        String from = c.optString("BlockTransferred.from_medium");
+        c.optString("BlockTransferred.to_medium");
+        Integer group =
+            n > 4 ? c.optIntInRange("BlockTransferred.group_idx", 0, Integer.MAX_VALUE) : null;
+        for (int i = 5; i < n; i++) {
+          c.skip("BlockTransferred");
+        }
+        return transferred(hashes, from, group);
       }
       default -> {
         for (int i = 1; i < n; i++) {
@@ -258,6 +284,7 @@ public final class KvEventDecoder {
     int extraKeysAt = -1;
     Integer group = null;
     String kind = null;
+    String fromMedium = null;
     for (int i = 0; i < n; i++) {
       String key = key(c, "event");
       switch (key == null ? "" : key) {
@@ -289,6 +316,7 @@ public final class KvEventDecoder {
         }
         case "group_idx" -> group = c.optIntInRange("group_idx", 0, Integer.MAX_VALUE);
         case "kv_cache_spec_kind" -> kind = c.optString("kv_cache_spec_kind");
+        case "from_medium" -> fromMedium = c.optString("from_medium");
         default -> c.skip(key == null ? "event key" : key);
       }
     }
@@ -327,7 +355,13 @@ public final class KvEventDecoder {
         return new BlockRemoved(hashes, medium, group);
       }
       case CLEARED -> {
-        return new AllBlocksCleared();
+        return new AllBlocksCleared(medium);
+      }
+      case TRANSFERRED -> {
+        if (hashes == null) {
+          throw new EventDecodeException(Kind.INVALID, "BlockTransferred map lacks block_hashes");
+        }
+        return transferred(hashes, fromMedium, group);
       }
       default -> {
         tally.unknown++;
@@ -366,6 +400,15 @@ public final class KvEventDecoder {
     }
     return new BlockStored(
         hashes, parent, tokens, blockSize, loraId, loraName, medium, group, kind, salt);
+  }
+
+  /**
+   * ATOM's {@code BlockTransferred}: the blocks left {@code from} (a removal there). Where they
+   * went is not learned: the event has no token ids, so a move into the device tier cannot be
+   * indexed (ATOM announces blocks it receives with a {@code BlockStored} instead).
+   */
+  private static BlockRemoved transferred(long[] hashes, String from, Integer group) {
+    return new BlockRemoved(hashes, from, group);
   }
 
   /** A map key: a string, or null for a key of another type (which is consumed). */

@@ -7,8 +7,9 @@ import java.util.List;
  * One ZMQ message from an engine's KV-event publisher, split into its frames.
  *
  * <p>Current engines send three frames {@code [topic, seq (8 bytes, big-endian), payload]}; older
- * ones two {@code [topic, payload]}, which carry no sequence ({@link #NO_SEQ}). A replay socket
- * ends its answer with seq {@code -1} and an empty payload ({@link #isReplayEnd()}).
+ * ones two {@code [topic, payload]}, which carry no sequence ({@link #NO_SEQ}); ATOM sends {@code
+ * [topic, payload]} with a topic and the payload alone without one (no sequence either). A replay
+ * socket ends its answer with seq {@code -1} and an empty payload ({@link #isReplayEnd()}).
  *
  * @param topic the topic frame (may be empty)
  * @param seq the engine's batch sequence number, or {@link #NO_SEQ}
@@ -25,6 +26,7 @@ public record KvEventMessage(byte[] topic, long seq, byte[] payload) {
       throw new EventDecodeException(Kind.EMPTY, "message has no frames");
     }
     return switch (frames.size()) {
+      case 1 -> new KvEventMessage(new byte[0], NO_SEQ, frames.get(0));
       case 2 -> new KvEventMessage(frames.get(0), NO_SEQ, frames.get(1));
       case 3 -> new KvEventMessage(frames.get(0), seqFrame(frames.get(1)), frames.get(2));
       default ->
@@ -32,7 +34,7 @@ public record KvEventMessage(byte[] topic, long seq, byte[] payload) {
               Kind.INVALID,
               "message has "
                   + frames.size()
-                  + " frames, expected [topic, seq, payload] or [topic, payload]");
+                  + " frames, expected [topic, seq, payload], [topic, payload] or [payload]");
     };
   }
 

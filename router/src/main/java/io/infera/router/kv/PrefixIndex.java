@@ -256,8 +256,12 @@ public final class PrefixIndex {
         stored(src, s);
       } else if (e instanceof BlockRemoved r) {
         removed(src, r);
-      } else if (e instanceof AllBlocksCleared && allowReset(src)) {
-        clearView(src);
+      } else if (e instanceof AllBlocksCleared c) {
+        if (!KvEvent.isDeviceTier(c.medium())) {
+          count(src, DropReason.LOWER_TIER, 1);
+        } else if (allowReset(src)) {
+          clearView(src);
+        }
       }
     }
     src.publishedBlocks = src.blocks;

@@ -72,7 +72,8 @@ final class IngestFilter {
   /**
    * One message from rank {@code rank}'s socket.
    *
-   * @param frames {@code [topic, seq, payload]} or {@code [topic, payload]} (payload = last frame)
+   * @param frames {@code [topic, seq, payload]}, {@code [topic, payload]} or ATOM's topic-less
+   *     {@code [payload]} (payload = last frame)
    * @param replayed whether it came from the replay socket
    * @return the batches to publish, in order (often just this one, none when skipped)
    */
@@ -98,7 +99,7 @@ final class IngestFilter {
         counters.malformed.incrementAndGet();
         seq = NONE;
       }
-    } else if (frames.size() != 2) {
+    } else if (frames.size() != 1 && frames.size() != 2) {
       counters.malformed.incrementAndGet();
     }
     if (payload == null) {

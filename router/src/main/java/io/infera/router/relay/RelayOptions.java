@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * @param workerId the worker's id (its pod name): the subject token and snapshot key
  * @param pool the worker's pool: the subject's and snapshot key's first token, what the relay's
  *     NATS credentials are scoped to (default {@code static})
- * @param engine {@code vllm} or {@code sglang}
+ * @param engine {@code vllm}, {@code sglang} or {@code atom} (its {@code Infera-Engine} header)
  * @param blockSize the engine's KV block size
  * @param dpSize data-parallel ranks, each with its own socket, subject and snapshot
  * @param subjectPrefix subjects are {@code <prefix>.<pool>.<token>.<rank>}
@@ -85,7 +85,7 @@ public record RelayOptions(
   public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
   /** Engines whose KV events the relay understands. */
-  public static final Set<String> ENGINES = Set.of("vllm", "sglang");
+  public static final Set<String> ENGINES = Set.of("vllm", "sglang", "atom");
 
   private static final int MAX_DP_SIZE = 1024;
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]+");
@@ -132,7 +132,7 @@ public record RelayOptions(
               + "'");
     }
     if (engine == null || !ENGINES.contains(engine)) {
-      throw new InvalidOption("engine", "must be vllm or sglang, got '" + engine + "'");
+      throw new InvalidOption("engine", "must be vllm, sglang or atom, got '" + engine + "'");
     }
     if (blockSize < 1 || blockSize > (1 << 20)) {
       throw new InvalidOption("block-size", "must be in [1, 1048576], got " + blockSize);

@@ -110,7 +110,7 @@ class RelayCommandTest {
   @CsvSource({
     "--block-size, 0, '--block-size must be in [1, 1048576], got 0'",
     "--block-size, x, '--block-size must be an integer, got ''x'''",
-    "--engine, trtllm, '--engine must be vllm or sglang'",
+    "--engine, trtllm, '--engine must be vllm, sglang or atom'",
     "--zmq, localhost:5557, '--zmq must be a tcp://, ipc:// or inproc:// endpoint'",
     "--nats, http://x, '--nats must be nats://host:port'",
     "--snapshot-every, soon, '--snapshot-every must be a duration'",

@@ -158,6 +158,36 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void engineNamesAreTheOnesTheRouterKnowsAtomIncluded() throws Exception {
+    String engine =
+        MINIMAL.replace("url: 'http://127.0.0.1:9001'", "url: 'http://127.0.0.1:9001', engine: %s");
+    for (String known : List.of("vllm", "sglang", "atom", "sim")) {
+      assertThat(ConfigLoader.parse(engine.formatted(known)).discovery().workers().get(0).engine())
+          .isEqualTo(known);
+    }
+    assertThatThrownBy(() -> ConfigLoader.parse(engine.formatted("trtllm")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("discovery.workers[0].engine: expected vllm, sglang, atom or sim")
+        .hasMessageContaining("'trtllm'");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "model: m\ntokenizer: {path: 'builtin:qwen3'}\n"
+                        + "discovery: {backend: kubernetes, pools: [{name: p, engine: ATOM}]}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("discovery.pools[0].engine: expected");
+    assertThat(
+            ConfigLoader.parse(
+                    "model: m\ntokenizer: {path: 'builtin:qwen3'}\n"
+                        + "discovery: {backend: kubernetes, pools: [{name: p, engine: atom}]}\n")
+                .discovery()
+                .pools()
+                .get(0)
+                .engine())
+        .isEqualTo("atom");
+  }
+
+  @Test
   void aStaticWorkersPoolDefaultsToStaticAndMustBeASubjectToken() throws Exception {
     assertThat(ConfigLoader.parse(MINIMAL).discovery().workers().get(0).pool()).isEqualTo("static");
     String pooled =

@@ -293,6 +293,12 @@ public final class FakeVllmPublisher implements AutoCloseable {
     live.pub.send(batchPayload(now(), dpRank, events));
   }
 
+  /** Sends one batch as ATOM's publisher does without a topic: the payload alone, one frame. */
+  public synchronized void publishPayloadOnly(KvEvent... events) {
+    checkOpen();
+    live.pub.send(batchPayload(now(), dpRank, events));
+  }
+
   /**
    * Takes the next seq for an empty batch that is buffered for replay but never sent: a gap on the
    * wire, as when ZMQ drops a message at the high-water mark.

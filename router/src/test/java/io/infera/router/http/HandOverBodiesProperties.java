@@ -40,6 +40,32 @@ class HandOverBodiesProperties {
     }
   }
 
+  @Property(tries = 2000)
+  void anyBytesGiveAnAtomDecodeBodyOrANamedError(@ForAll("answers") byte[] answer)
+      throws Exception {
+    try {
+      HandOverBodies.Decode d = HandOverBodies.atomDecode(REQ, answer, "p0", 0, 1);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> parsed =
+          (Map<String, Object>) Json.parse(new String(d.body(), StandardCharsets.UTF_8));
+      if (d.withoutKv() == null) {
+        Map<String, Object> kv = cast(parsed.get("kv_transfer_params"));
+        // Whatever else the worker said, the decode side learns the prefill layout.
+        assertThat(kv).containsKey("remote_dp_rank").containsKey("remote_dp_size");
+      } else {
+        assertThat(parsed).doesNotContainKey("kv_transfer_params");
+      }
+      assertThat(parsed.get("prompt")).isEqualTo("hi");
+    } catch (IllegalStateException e) {
+      assertThat(e.getMessage()).startsWith("prefill worker p0 ");
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> cast(Object o) {
+    return (Map<String, Object>) o;
+  }
+
   @Property(tries = 500)
   void kvParamsOfEveryJsonTypeAreForwardedSkippedOrRefused(@ForAll("jsonValues") String kv)
       throws Exception {

@@ -51,6 +51,78 @@ class HandOverBodiesTest {
   }
 
   @Test
+  void atomPrefillIsOneTokenWithOnlyTheTwoSwitchesAtomReads() throws Exception {
+    Map<String, Object> p = parse(HandOverBodies.atomPrefill(REQ));
+    assertThat(p.get("kv_transfer_params"))
+        .isEqualTo(Map.of("do_remote_decode", true, "do_remote_prefill", false));
+    assertThat(p.get("max_tokens")).isEqualTo(1L);
+    assertThat(p.get("max_completion_tokens")).isEqualTo(1L);
+    assertThat(p.get("stream")).isEqualTo(false);
+    assertThat(p).doesNotContainKeys("stream_options", "min_tokens", "min_completion_tokens");
+    assertThat(p.get("prompt")).isEqualTo("hi");
+  }
+
+  /** The fields ATOM's Mooncake connector puts in a prefill answer (request_finished). */
+  private static final String ATOM_ANSWER =
+      "{\"id\":\"cmpl-1\",\"choices\":[{\"text\":\"x\"}],\"kv_transfer_params\":{"
+          + "\"do_remote_prefill\":true,\"do_remote_decode\":false,"
+          + "\"remote_block_ids\":[3,4],\"remote_engine_id\":\"e-1\","
+          + "\"remote_host\":\"10.0.0.7\",\"remote_port\":6301,"
+          + "\"remote_handshake_port\":6301,\"tp_size\":8,\"dp_rank\":0,"
+          + "\"transfer_id\":17,\"first_token_id\":42}}";
+
+  @Test
+  void atomDecodeGetsTheAnswersParamsAndThePrefillLayout() throws Exception {
+    HandOverBodies.Decode d =
+        HandOverBodies.atomDecode(REQ, ATOM_ANSWER.getBytes(StandardCharsets.UTF_8), "p0", 0, 1);
+    assertThat(d.withoutKv()).isNull();
+    Map<String, Object> out = parse(d.body());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> kv = (Map<String, Object>) out.get("kv_transfer_params");
+    assertThat(kv.get("remote_host")).isEqualTo("10.0.0.7");
+    assertThat(kv.get("remote_block_ids")).isEqualTo(java.util.List.of(3L, 4L));
+    assertThat(kv.get("transfer_id")).isEqualTo(17L);
+    assertThat(kv.get("remote_tp_size")).isEqualTo(8L);
+    assertThat(kv.get("remote_dp_rank")).isEqualTo(0L);
+    assertThat(kv.get("remote_dp_size")).isEqualTo(1L);
+    // The client's request is kept: stream and token limits as asked.
+    assertThat(out.get("stream")).isEqualTo(true);
+    assertThat(out.get("max_tokens")).isEqualTo(9L);
+  }
+
+  @Test
+  void atomDecodeKeepsLayoutFieldsTheAnswerAlreadyHasAndFallsBackToThePickedRank()
+      throws Exception {
+    String answer =
+        "{\"kv_transfer_params\":{\"remote_host\":\"h\",\"remote_tp_size\":4,"
+            + "\"remote_dp_size\":2,\"dp_rank\":\"x\"}}";
+    HandOverBodies.Decode d =
+        HandOverBodies.atomDecode(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0", 3, 4);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> kv = (Map<String, Object>) parse(d.body()).get("kv_transfer_params");
+    assertThat(kv.get("remote_tp_size")).isEqualTo(4L);
+    assertThat(kv.get("remote_dp_size")).isEqualTo(2L);
+    // dp_rank is not a number: the rank the router sent the prefill half to.
+    assertThat(kv.get("remote_dp_rank")).isEqualTo(3L);
+    assertThat(kv).doesNotContainKey("tp_size");
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{}|ABSENT",
+        "{\"kv_transfer_params\":null}|NULL",
+        "{\"kv_transfer_params\":{}}|EMPTY"
+      })
+  void atomDecodeWithoutParamsIsTheClientsRequest(String answer, WithoutKv why) throws Exception {
+    HandOverBodies.Decode d =
+        HandOverBodies.atomDecode(REQ, answer.getBytes(StandardCharsets.UTF_8), "p0", 0, 1);
+    assertThat(d.withoutKv()).isEqualTo(why);
+    assertThat(parse(d.body())).doesNotContainKey("kv_transfer_params");
+  }
+
+  @Test
   void vllmPrefillIsOneTokenWithoutStreamAndDecodeGetsTheKvParams() throws Exception {
     Map<String, Object> p = parse(HandOverBodies.vllmPrefill(REQ));
     assertThat(p.get("max_tokens")).isEqualTo(1L);

@@ -427,6 +427,48 @@ class RouterDisaggregatedIT {
     assertThat(decode.seen()).isEmpty();
   }
 
+  /**
+   * ATOM's hand-over (docs/atom.md): the prefill copy carries only ATOM's two switches; the decode
+   * request gets the prefill answer's params (the fields ATOM's Mooncake connector writes) plus the
+   * prefill layout, which ATOM's answer leaves out.
+   */
+  @Test
+  void atomPrefillParamsReachDecodeWithThePrefillLayout() throws Exception {
+    start("atom");
+    prefillAnswersKv(
+        "{\"do_remote_prefill\":true,\"do_remote_decode\":false,\"remote_block_ids\":[5,6],"
+            + "\"remote_engine_id\":\"atom-p0\",\"remote_host\":\"10.1.2.3\","
+            + "\"remote_port\":6301,\"remote_handshake_port\":6301,\"tp_size\":8,"
+            + "\"dp_rank\":0,\"transfer_id\":99}");
+    String body = BODY.replace("}", ",\"stream\":true}");
+    HttpResponse<String> r = router.post("/v1/completions", body);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo(StubEngine.sse("d0"));
+    assertThat(r.headers().firstValue("x-infera-prefill-worker")).hasValue("p0");
+    Map<?, ?> p = (Map<?, ?>) Json.parse(prefill.seen().get(0).body());
+    assertThat(p.get("kv_transfer_params"))
+        .isEqualTo(Map.of("do_remote_decode", true, "do_remote_prefill", false));
+    assertThat(p.get("max_tokens")).isEqualTo(1L);
+    assertThat(p.get("stream")).isEqualTo(false);
+    Map<?, ?> d = (Map<?, ?>) Json.parse(decode.seen().get(0).body());
+    assertThat(d.get("stream")).isEqualTo(true);
+    Map<?, ?> kv = (Map<?, ?>) d.get("kv_transfer_params");
+    assertThat(kv.get("remote_engine_id")).isEqualTo("atom-p0");
+    assertThat(kv.get("transfer_id")).isEqualTo(99L);
+    assertThat(kv.get("remote_tp_size")).isEqualTo(8L);
+    assertThat(kv.get("remote_dp_rank")).isEqualTo(0L);
+    assertThat(kv.get("remote_dp_size")).isEqualTo(1L);
+  }
+
+  @Test
+  void atomPrefillAndVllmDecodeGetA503NamingWhy() throws Exception {
+    startWith(new StubEngine[] {prefill, decode}, "p0 prefill atom", "d0 decode vllm");
+    HttpResponse<String> r = router.post("/v1/completions", BODY);
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.body()).contains("prefill/decode pools of engine atom and vllm");
+    assertThat(prefill.seen()).isEmpty();
+  }
+
   @Test
   void mixedEnginesAcrossPrefillAndDecodeGetA503NamingWhy() throws Exception {
     startWith(new StubEngine[] {prefill, decode}, "p0 prefill vllm", "d0 decode sglang");

@@ -21,7 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Decoding 8 BlockStored events, each 8 blocks of 16 tokens with u64 hashes (the common
  * steady-state payload): {@code decode} as a map batch of map events, {@code decodeVllm033} as vLLM
  * 0.33.0 sends it (an array batch of map events with group, spec kind and a salted first event's
- * untagged extra keys). Score: blocks decoded per microsecond.
+ * untagged extra keys), {@code decodeAtom} as ATOM sends it (an array batch of array events with
+ * every trailing field present, a nil rank; docs/atom.md). Score: blocks decoded per microsecond.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -36,6 +37,7 @@ public class KvEventDecoderBench {
 
   byte[] payload;
   byte[] vllm033;
+  byte[] atom;
 
   @Setup
   public void setup() throws IOException {
@@ -97,6 +99,30 @@ public class KvEventDecoderBench {
       p.packInt(0);
       vllm033 = p.toByteArray();
     }
+    try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+      p.packArrayHeader(3).packDouble(1.0).packArrayHeader(EVENTS);
+      for (int e = 0; e < EVENTS; e++) {
+        p.packArrayHeader(12).packString("BlockStored").packArrayHeader(BLOCKS);
+        for (int b = 0; b < BLOCKS; b++) {
+          p.packBigInteger(new java.math.BigInteger(Long.toUnsignedString(r.nextLong())));
+        }
+        if (e == 0) {
+          p.packNil();
+        } else {
+          p.packBigInteger(new java.math.BigInteger(Long.toUnsignedString(r.nextLong())));
+        }
+        p.packArrayHeader(BLOCKS * 16);
+        for (int t = 0; t < BLOCKS * 16; t++) {
+          p.packInt(r.nextInt(150_000));
+        }
+        p.packInt(16).packNil().packString("GPU");
+        for (int i = 0; i < 5; i++) {
+          p.packNil();
+        }
+      }
+      p.packNil();
+      atom = p.toByteArray();
+    }
   }
 
   @Benchmark
@@ -109,5 +135,11 @@ public class KvEventDecoderBench {
   @OperationsPerInvocation(EVENTS * BLOCKS)
   public EventBatch decodeVllm033() throws EventDecodeException {
     return KvEventDecoder.decode(vllm033);
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(EVENTS * BLOCKS)
+  public EventBatch decodeAtom() throws EventDecodeException {
+    return KvEventDecoder.decode(atom);
   }
 }

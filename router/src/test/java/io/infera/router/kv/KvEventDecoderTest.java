@@ -198,7 +198,7 @@ class KvEventDecoderTest {
   }
 
   @Test
-  void framesOfThreeAndTwoAreAccepted() throws Exception {
+  void framesOfThreeTwoAndOneAreAccepted() throws Exception {
     byte[] payload = Fixtures.payload("vllm-array-minimal");
     KvEventMessage three =
         KvEventMessage.fromFrames(
@@ -209,6 +209,11 @@ class KvEventDecoderTest {
     KvEventMessage two = KvEventMessage.fromFrames(List.of(new byte[0], payload));
     assertThat(two.hasSeq()).isFalse();
     assertThat(two.payload()).isSameAs(payload);
+    // ATOM's publisher without a topic: the payload alone.
+    KvEventMessage one = KvEventMessage.fromFrames(List.of(payload));
+    assertThat(one.hasSeq()).isFalse();
+    assertThat(one.topic()).isEmpty();
+    assertThat(one.payload()).isSameAs(payload);
     KvEventMessage end =
         KvEventMessage.fromFrames(List.of(new byte[0], KvEventMessage.seqBytes(-1), new byte[0]));
     assertThat(end.isReplayEnd()).isTrue();
@@ -221,9 +226,12 @@ class KvEventDecoderTest {
     assertThatThrownBy(() -> KvEventMessage.fromFrames(List.of()))
         .isInstanceOfSatisfying(
             EventDecodeException.class, e -> assertThat(e.kind()).isEqualTo(Kind.EMPTY));
-    assertThatThrownBy(() -> KvEventMessage.fromFrames(List.of(new byte[1])))
+    assertThatThrownBy(
+            () ->
+                KvEventMessage.fromFrames(
+                    List.of(new byte[0], new byte[8], new byte[1], new byte[1])))
         .isInstanceOf(EventDecodeException.class)
-        .hasMessageContaining("1 frames");
+        .hasMessageContaining("4 frames");
     assertThatThrownBy(
             () -> KvEventMessage.fromFrames(List.of(new byte[0], new byte[4], new byte[1])))
         .isInstanceOf(EventDecodeException.class)

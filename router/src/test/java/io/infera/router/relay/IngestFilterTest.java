@@ -69,7 +69,13 @@ class IngestFilterTest {
               assertThat(b.rank()).isEqualTo(1);
               assertThat(b.payload()).isEqualTo(engine.payload(0, 1));
             });
-    assertThat(f.accept(0, List.of(engine.payload(0, 0)), false, 0)).hasSize(1);
+    // ATOM without a topic sends the payload alone: forwarded, not malformed.
+    assertThat(f.accept(0, List.of(engine.payload(0, 0)), false, 0))
+        .singleElement()
+        .satisfies(b -> assertThat(b.hasSeq()).isFalse());
+    assertThat(counters.malformed.get()).isZero();
+    byte[][] four = {new byte[0], new byte[0], new byte[0], engine.payload(0, 0)};
+    assertThat(f.accept(0, List.of(four), false, 0)).hasSize(1);
     assertThat(counters.malformed.get()).isEqualTo(1);
     assertThat(f.accept(5, engine.frames(0, 0), false, 0)).isEmpty();
   }

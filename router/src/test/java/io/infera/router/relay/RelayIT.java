@@ -11,6 +11,8 @@ import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.events.FakeVllmPublisher.ReplayLayout;
 import io.infera.router.events.nats.NatsTransport;
 import io.infera.router.events.nats.NatsTransportIT;
+import io.infera.router.kv.KvEvent;
+import io.infera.router.kv.KvEventDecoder;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.SourceId;
@@ -217,6 +219,68 @@ class RelayIT {
     assertThat(RelayMessages.engineSeq(unsequenced)).isEqualTo(KvEventMessage.NO_SEQ);
     assertThat(relay.stats().replayed()).isGreaterThanOrEqualTo(40);
     assertThat(relay.stats().resyncs()).isZero();
+  }
+
+  /**
+   * ATOM (docs/atom.md): its PUB binds and it has no replay socket, so the relay connects and asks
+   * nothing; messages come as [topic, payload] or as the payload alone, without a sequence.
+   */
+  @Test
+  void atomsUnsequencedOneAndTwoFrameBatchesAreForwardedVerbatim() throws Exception {
+    NatsServer nats = track(NatsServer.start(dir.resolve("nats")));
+    FakeVllmPublisher pub = track(FakeVllmPublisher.builder().replay(false).start());
+    RelayOptions o =
+        RelayOptions.builder(pub.endpoint(), nats.url(), W)
+            .engine("atom")
+            .blockSize(BS)
+            .snapshotMinInterval(Duration.ZERO)
+            .publishTimeout(Duration.ofSeconds(1))
+            .drainTimeout(Duration.ofSeconds(5))
+            .build();
+    Relay relay = startRelay(o);
+    // ZMQ's slow joiner: a root batch until one arrives (the same block each time).
+    await()
+        .pollInterval(Duration.ofMillis(50))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              if (relay.stats().acked() > 0) {
+                return true;
+              }
+              pub.publishPayloadOnly(engine.events(0));
+              return false;
+            });
+    long warm = relay.stats().acked();
+    for (long i = 8; i < 24; i++) {
+      if (i % 2 == 0) {
+        pub.publishPayloadOnly(engine.events(i));
+      } else {
+        pub.publishWithoutSeq(engine.events(i));
+      }
+    }
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> relay.stats().acked() >= warm + 16 && relay.stats().buffered() == 0);
+    List<Stored> msgs = subject(o, 0);
+    List<Stored> last = msgs.subList(msgs.size() - 16, msgs.size());
+    for (int k = 0; k < 16; k++) {
+      Stored m = last.get(k);
+      assertThat(m.headers())
+          .doesNotContainKey(NatsHeaders.ENGINE_SEQ)
+          .containsEntry(NatsHeaders.ENGINE, "atom");
+      // The publisher's own encoding, byte for byte: the same blocks in the same order.
+      KvEvent first = KvEventDecoder.decode(m.payload()).events().get(0);
+      assertThat(((KvEvent.BlockStored) first).blockHashes()).containsExactly(1000L + 8 + k);
+    }
+    assertThat(relay.stats().replayed()).isZero();
+    assertThat(relay.stats().resyncs()).isZero();
+    relay.close();
+    PrefixIndex truth = new PrefixIndex(BS);
+    truth.apply(W, KvEventMessage.NO_SEQ, KvEventDecoder.decode(engine.payload(0, 0)));
+    for (long i = 8; i < 24; i++) {
+      truth.apply(W, KvEventMessage.NO_SEQ, KvEventDecoder.decode(engine.payload(i, 0)));
+    }
+    assertThat(relay.viewHashes(0)).containsExactly(truth.viewHashes(new SourceId(W, 0)));
   }
 
   @Test

@@ -22,6 +22,10 @@ import java.util.List;
 @ValidationRule(
     value = Rules.DECODE_RADIX_CACHE_SGLANG_ONLY,
     message = Rules.DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE)
+@ValidationRule(
+    value = Rules.ATOM_ONE_DATA_PARALLEL_RANK,
+    message = Rules.ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE)
+@ValidationRule(value = Rules.ATOM_LOCAL_TOKENIZER, message = Rules.ATOM_LOCAL_TOKENIZER_MESSAGE)
 public class InferaDeploymentSpec {
 
   @Required
@@ -33,7 +37,9 @@ public class InferaDeploymentSpec {
 
   @Default("vllm")
   @JsonPropertyDescription(
-      "Inference engine of every pool: vllm, sglang, or sim (the Infera simulator, no GPU).")
+      "Inference engine of every pool: vllm, sglang, atom (AMD's ATOM on ROCm GPUs; pools ask"
+          + " for amd.com/gpu unless resources.gpuType says otherwise), or sim (the Infera"
+          + " simulator, no GPU).")
   private Engine engine = Engine.VLLM;
 
   @JsonPropertyDescription(

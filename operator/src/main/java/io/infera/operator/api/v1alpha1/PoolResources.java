@@ -17,10 +17,11 @@ public class PoolResources {
       "GPUs per worker (request = limit of gpuType). A pool with GPUs rolls out with maxSurge 0.")
   private Integer gpu = 0;
 
-  @Default("nvidia.com/gpu")
   @Pattern(Rules.GPU_TYPE_PATTERN)
-  @JsonPropertyDescription("Extended resource name of the GPU, e.g. nvidia.com/gpu or amd.com/gpu.")
-  private String gpuType = "nvidia.com/gpu";
+  @JsonPropertyDescription(
+      "Extended resource name of the GPU, e.g. nvidia.com/gpu or amd.com/gpu. Default:"
+          + " amd.com/gpu for engine atom, nvidia.com/gpu for the others.")
+  private String gpuType;
 
   @JsonPropertyDescription("CPU request, e.g. 8.")
   private Quantity cpu;

@@ -148,6 +148,32 @@ public final class Rules {
   public static final String DECODE_RADIX_CACHE_SGLANG_ONLY_MESSAGE =
       "pools[].decodeRadixCache applies to engine sglang only";
 
+  /**
+   * Spec-level: ATOM's KV-event publisher binds one endpoint in every data-parallel engine process
+   * (no per-rank port offset), so a second rank could not bind it (docs/atom.md).
+   */
+  public static final String ATOM_ONE_DATA_PARALLEL_RANK =
+      "!has(self.pools) || !has(self.engine) || self.engine != 'atom'"
+          + " || self.pools.all(p, !has(p.dataParallelSize) || p.dataParallelSize == 1)";
+
+  public static final String ATOM_ONE_DATA_PARALLEL_RANK_MESSAGE =
+      "pools[].dataParallelSize must be 1 with engine atom: ATOM's KV-event publisher binds the"
+          + " same endpoint in every data-parallel rank";
+
+  /**
+   * Spec-level: ATOM's server has no {@code /tokenize}, so the routers tokenize locally; without a
+   * path or hub the tokenizer mode defaults to engine, which ATOM cannot answer (docs/atom.md).
+   */
+  public static final String ATOM_LOCAL_TOKENIZER =
+      "!has(self.engine) || self.engine != 'atom' || (has(self.router) &&"
+          + " has(self.router.tokenizer) && (has(self.router.tokenizer.path) ||"
+          + " has(self.router.tokenizer.hub)) && (!has(self.router.tokenizer.mode) ||"
+          + " self.router.tokenizer.mode == 'local'))";
+
+  public static final String ATOM_LOCAL_TOKENIZER_MESSAGE =
+      "engine atom needs router.tokenizer.path or router.tokenizer.hub and tokenizer mode local:"
+          + " ATOM serves no /tokenize";
+
   public static final int MAX_POOLS = 16;
 
   /**

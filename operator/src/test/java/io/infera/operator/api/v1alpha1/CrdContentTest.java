@@ -107,7 +107,7 @@ class CrdContentTest {
         .isTrue();
     assertThat(spec.get("engine").getEnum())
         .extracting(n -> n.asText())
-        .containsExactlyInAnyOrder("vllm", "sglang", "sim");
+        .containsExactlyInAnyOrder("vllm", "sglang", "atom", "sim");
     assertThat(schema().getProperties().get("spec").getRequired())
         .containsExactlyInAnyOrder("model", "pools");
     JSONSchemaProps pool = spec.get("pools").getItems().getSchema();
@@ -115,14 +115,10 @@ class CrdContentTest {
     assertThat(pool.getProperties().get("replicas").getMinimum()).isEqualTo(0.0);
     assertThat(pool.getProperties().get("role").getDefault().asText()).isEqualTo("mixed");
     assertThat(pool.getProperties().get("name").getPattern()).isEqualTo(Rules.POOL_NAME_PATTERN);
-    assertThat(
-            pool.getProperties()
-                .get("resources")
-                .getProperties()
-                .get("gpuType")
-                .getDefault()
-                .asText())
-        .isEqualTo("nvidia.com/gpu");
+    // No schema default: the engine decides it (amd.com/gpu for atom, nvidia.com/gpu otherwise).
+    JSONSchemaProps gpuType = pool.getProperties().get("resources").getProperties().get("gpuType");
+    assertThat(gpuType.getDefault()).isNull();
+    assertThat(gpuType.getDescription()).contains("amd.com/gpu for engine atom");
     Map<String, JSONSchemaProps> router = props(schema().getProperties().get("spec"), "router");
     assertThat(router.get("policy").getEnum())
         .extracting(n -> n.asText())

@@ -500,6 +500,27 @@ class ZmqTransportIT {
     assertThat(transport.counters().sequenceGaps()).isZero();
   }
 
+  /** ATOM without a topic (docs/atom.md): one frame, no sequence, delivered as it came. */
+  @Test
+  void oneFrameMessagesAreDeliveredWithoutGapDetection() throws Exception {
+    FakeVllmPublisher pub = track(new FakeVllmPublisher());
+    ZmqTransport transport = start(ZmqSettings.defaults());
+    transport.workersChanged(List.of(worker(W0, pub, 1)));
+    awaitSubscribed(pub, W0);
+    long replays = transport.counters().replaysRequested();
+
+    pub.publishPayloadOnly(pub.stored(new long[] {43}, null, range(0, 16)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> sink.any(d -> d.frames().size() == 1));
+
+    Got atom = sink.all().stream().filter(d -> d.frames().size() == 1).findFirst().get();
+    KvEventMessage m = KvEventMessage.fromFrames(atom.frames());
+    assertThat(m.hasSeq()).isFalse();
+    BlockStored s = (BlockStored) KvEventDecoder.decode(m.payload()).events().get(0);
+    assertThat(s.blockHashes()).containsExactly(43L);
+    assertThat(transport.counters().replaysRequested()).isEqualTo(replays);
+    assertThat(transport.counters().sequenceGaps()).isZero();
+  }
+
   @Test
   void sinkFailureDoesNotKillThePoller() throws Exception {
     FakeVllmPublisher pub = track(new FakeVllmPublisher());

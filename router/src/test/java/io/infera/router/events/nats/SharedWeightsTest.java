@@ -35,8 +35,20 @@ class SharedWeightsTest {
     return s;
   }
 
+  /** The router's default tuning, starting at 1.0 (these tests count grid steps from there). */
   private static OverlapTuning tuned() {
-    return new OverlapTuning(PolicyConfig.tuned(PolicyName.KV_AWARE));
+    return new OverlapTuning(
+        new PolicyConfig(
+            PolicyName.KV_AWARE,
+            PolicyConfig.DEFAULT_OVERLAP_WEIGHT,
+            null,
+            null,
+            io.infera.router.config.OverlapWeightMode.AUTO,
+            new io.infera.router.config.TunerConfig(
+                io.infera.router.config.TunerConfig.DEFAULT_MIN_WEIGHT,
+                io.infera.router.config.TunerConfig.DEFAULT_MAX_WEIGHT,
+                1.0,
+                io.infera.router.config.TunerConfig.DEFAULT_EPOCH_REQUESTS)));
   }
 
   private static double weight(OverlapTuning t) {

@@ -2,7 +2,6 @@ package io.infera.router.routing;
 
 import io.infera.router.policy.InputTokens;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,19 +19,16 @@ public final class InputTokenCount {
   static final Set<String> PROMPT_FIELDS =
       Set.of("messages", "prompt", "tools", "documents", "system", "input", "instructions");
 
-  /** Content part types and keys that carry media the engine expands. */
-  private static final Set<String> MEDIA =
-      Set.of("image_url", "image", "input_image", "input_audio", "audio_url", "video_url");
-
   private InputTokenCount() {}
 
   /**
    * @param body the parsed request
    * @param tokens the prompt's token count (router or engine), or -1 when unknown
+   * @param media whether the request carries images, audio or video ({@link MediaRefs}, found by
+   *     the analysis): the count is then an estimate
    */
-  public static InputTokens of(Map<String, Object> body, long tokens) {
+  public static InputTokens of(Map<String, Object> body, long tokens, boolean media) {
     int n = n(body.get("n"));
-    boolean media = hasMedia(body);
     if (tokens >= 0) {
       return new InputTokens(tokens, n, true, media);
     }
@@ -52,45 +48,6 @@ public final class InputTokenCount {
       return i;
     }
     return 1;
-  }
-
-  /**
-   * Whether the request carries image or audio content: a content part of a media type or with a
-   * media key, in the messages or the Responses input, or a top-level {@code images} list.
-   */
-  static boolean hasMedia(Map<String, Object> body) {
-    if (body.get("images") instanceof List<?> l && !l.isEmpty()) {
-      return true;
-    }
-    return media(body.get("messages"), 0) || media(body.get("input"), 0);
-  }
-
-  private static boolean media(Object v, int depth) {
-    if (depth > 8) {
-      return false; // content parts sit a few levels down; deeper is data, not a part
-    }
-    if (v instanceof Map<?, ?> m) {
-      if (m.get("type") instanceof String t && MEDIA.contains(t.toLowerCase(Locale.ROOT))) {
-        return true;
-      }
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        if (MEDIA.contains(String.valueOf(e.getKey())) && e.getValue() != null) {
-          return true;
-        }
-        if (media(e.getValue(), depth + 1)) {
-          return true;
-        }
-      }
-      return false;
-    }
-    if (v instanceof List<?> l) {
-      for (Object o : l) {
-        if (media(o, depth + 1)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /**

@@ -126,10 +126,11 @@ public final class RequestAnalyzer {
       Map<String, Object> chatRequest) {
 
     public Analyzed {
-      if (input == null) {
-        input = body == null ? InputTokens.NONE : InputTokenCount.of(body, tokens);
-      }
       media = media == null ? MediaRefs.Media.NONE : media;
+      if (input == null) {
+        input =
+            body == null ? InputTokens.NONE : InputTokenCount.of(body, tokens, media.multimodal());
+      }
     }
 
     /**

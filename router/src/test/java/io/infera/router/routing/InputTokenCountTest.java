@@ -31,10 +31,14 @@ class InputTokenCountTest {
     }
   }
 
+  /** As the analysis counts: media found by {@link MediaRefs}. */
+  private static InputTokens count(Map<String, Object> body, long tokens) {
+    return InputTokenCount.of(body, tokens, MediaRefs.of(body).multimodal());
+  }
+
   @Test
   void aTokenizedTextRequestIsExact() {
-    InputTokens in =
-        InputTokenCount.of(body("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"), 42);
+    InputTokens in = count(body("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"), 42);
     assertThat(in).isEqualTo(new InputTokens(42, 1, true, false));
     assertThat(in.exact()).isTrue();
   }
@@ -42,7 +46,7 @@ class InputTokenCountTest {
   @Test
   void aTokenizedRequestWithAnImageIsAnEstimate() {
     InputTokens in =
-        InputTokenCount.of(
+        count(
             body(
                 "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"x\"},"
                     + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://a/b.png\"}}]}]}"),
@@ -62,14 +66,16 @@ class InputTokenCountTest {
     "'{\"messages\":[{\"role\":\"user\",\"content\":\"image_url\"}]}', false",
   })
   void mediaIsFoundInEveryShape(String json, boolean media) {
-    assertThat(InputTokenCount.hasMedia(body(json))).isEqualTo(media);
+    // The analysis finds media with MediaRefs and hands the verdict to the count.
+    assertThat(MediaRefs.of(body(json)).multimodal()).isEqualTo(media);
+    assertThat(count(body(json), 10).exact()).isEqualTo(!media);
   }
 
   @Test
   void withoutATokenizerTheEstimateIsStringBytesOverFour() {
     // "abcdefgh" (8) + "user" (4) + "system" (6) + "You are" (7) = 25 bytes -> 6 tokens
     InputTokens in =
-        InputTokenCount.of(
+        count(
             body(
                 "{\"model\":\"a-very-long-model-name\",\"messages\":[{\"role\":\"user\","
                     + "\"content\":\"abcdefgh\"},{\"role\":\"system\",\"content\":\"You are\"}]}"),
@@ -81,7 +87,7 @@ class InputTokenCountTest {
   void theEstimateSkipsDataUrlsAndDataFields() {
     String big = "A".repeat(40_000);
     InputTokens in =
-        InputTokenCount.of(
+        count(
             body(
                 "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"12345678\"},"
                     + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,"
@@ -98,7 +104,7 @@ class InputTokenCountTest {
   @Test
   void multiByteCharactersCountTheirUtf8Bytes() {
     // "é" 2 bytes, "€" 3, "😀" 4 (a surrogate pair), lone surrogate 3: 12 bytes -> 3 tokens
-    assertThat(InputTokenCount.of(body("{\"prompt\":\"é€😀\\ud800\"}"), -1).tokens()).isEqualTo(3);
+    assertThat(count(body("{\"prompt\":\"é€😀\\ud800\"}"), -1).tokens()).isEqualTo(3);
   }
 
   @ParameterizedTest
@@ -116,20 +122,20 @@ class InputTokenCountTest {
     "'\"n\":99999999999,', 2147483647",
   })
   void nMultipliesAndAnInvalidNCountsAsOne(String field, int n) {
-    InputTokens in = InputTokenCount.of(body("{" + field + "\"prompt\":\"x\"}"), 10);
+    InputTokens in = count(body("{" + field + "\"prompt\":\"x\"}"), 10);
     assertThat(in.n()).isEqualTo(n);
     assertThat(in.demand()).isEqualTo(Math.min(10L * n, InputTokens.MAX_DEMAND));
   }
 
   @Test
   void aBodyWithoutPromptFieldsEstimatesZero() {
-    assertThat(InputTokenCount.of(body("{\"model\":\"m\"}"), -1).tokens()).isZero();
+    assertThat(count(body("{\"model\":\"m\"}"), -1).tokens()).isZero();
   }
 
   @Property(tries = 300)
   void anyBodyGivesANonNegativeEstimateBoundedByItsStrings(
       @ForAll("bodies") Map<String, Object> body) {
-    InputTokens in = InputTokenCount.of(body, -1);
+    InputTokens in = count(body, -1);
     assertThat(in.tokens()).isGreaterThanOrEqualTo(0);
     assertThat(in.n()).isGreaterThanOrEqualTo(1);
     assertThat(in.tokens() * 4).isLessThanOrEqualTo(allStringBytes(body));

@@ -135,6 +135,9 @@ public final class LongLongMap {
    * reaches 0 is removed.
    */
   public long addTo(long key, long delta) {
+    if (key != 0 && delta > 0) {
+      return addPositive(key, delta);
+    }
     int slot = find(key);
     if (slot < 0) {
       if (delta != 0) {
@@ -151,6 +154,33 @@ public final class LongLongMap {
     return v;
   }
 
+  /** {@link #addTo} of a positive delta to a non-zero key: one probe for find and insert. */
+  private long addPositive(long key, long delta) {
+    long[] k = keys;
+    int i = index(key);
+    while (true) {
+      long cur = k[i];
+      if (cur == key) {
+        long v = values[i] + delta;
+        if (v == 0) {
+          removeAt(i);
+        } else {
+          values[i] = v;
+        }
+        return v;
+      }
+      if (cur == 0) {
+        k[i] = key;
+        values[i] = delta;
+        if (++size > maxFill) {
+          rehash(grown(capacity));
+        }
+        return delta;
+      }
+      i = next(i);
+    }
+  }
+
   /** Removes key; returns true when it was present. */
   public boolean remove(long key) {
     int slot = find(key);
@@ -163,6 +193,16 @@ public final class LongLongMap {
 
   /** Removes the entry at {@code slot}; slots found before this call are invalid after it. */
   public void removeAt(int slot) {
+    removeAtKeepingCapacity(slot);
+    trim();
+  }
+
+  /**
+   * Removes the entry at {@code slot} without shrinking the table: a caller removing many entries
+   * at once calls {@link #trim} after the last, so the table shrinks once instead of at every
+   * quarter on the way down.
+   */
+  public void removeAtKeepingCapacity(int slot) {
     if (slot == keys.length) {
       hasZero = false;
       zeroValue = 0;
@@ -186,8 +226,22 @@ public final class LongLongMap {
     k[hole] = 0;
     v[hole] = 0;
     size--;
+  }
+
+  /** Shrinks the table (to a load of 3/8) when it is below a load of 1/4 and above the floor. */
+  public void trim() {
     if (size < (capacity >> 2) && capacity > SHRINK_FLOOR) {
       rehash(Math.max(SHRINK_FLOOR, capacityFor(2 * size)));
+    }
+  }
+
+  /**
+   * Makes room for {@code expected} entries in all with at most one rehash: a caller about to add
+   * many keys calls it first, so the table does not grow 1.5× at a time on the way up.
+   */
+  public void ensureCapacity(int expected) {
+    if (expected > maxFill) {
+      rehash(capacityFor(expected));
     }
   }
 

@@ -303,9 +303,7 @@ public final class LoadTracker {
     synchronized Booked book(long now, long[] blocks, double charge, WorkerId id, AtomicLong seqs) {
       Charge c = enqueue(now, charge);
       inFlight++;
-      for (long b : blocks) {
-        active.add(b);
-      }
+      active.addAll(blocks);
       return new Booked(c, seqs == null ? null : change(id, seqs, true, charge));
     }
 
@@ -343,9 +341,7 @@ public final class LoadTracker {
         settle();
       }
       inFlight--;
-      for (long b : blocks) {
-        active.remove(b);
-      }
+      active.removeAll(blocks);
       return seqs == null ? null : change(id, seqs, false, 0);
     }
 

@@ -95,4 +95,45 @@ class LongLongMapTest {
       assertThat(map.get(k, -1)).isEqualTo(k);
     }
   }
+
+  @Test
+  void ensureCapacityMakesRoomInOneStep() {
+    LongLongMap map = new LongLongMap();
+    map.ensureCapacity(2_000);
+    int sized = map.capacity();
+    assertThat(sized).isGreaterThanOrEqualTo((int) Math.ceil(2_000 / 0.75));
+    for (long k = 1; k <= 2_000; k++) {
+      map.put(k, k);
+    }
+    assertThat(map.capacity()).isEqualTo(sized);
+    for (long k = 2_001; k <= 2_100; k++) {
+      map.put(k, k);
+    }
+    assertThat(map.capacity()).isGreaterThan(sized);
+    map.ensureCapacity(10);
+    assertThat(map.size()).isEqualTo(2_100);
+    assertThat(map.get(1_000, -1)).isEqualTo(1_000);
+  }
+
+  @Test
+  void removalsKeepingCapacityShrinkOnceAtTrim() {
+    LongLongMap map = new LongLongMap();
+    for (long k = 1; k <= 4_000; k++) {
+      map.put(k, k);
+    }
+    int full = map.capacity();
+    for (long k = 1; k <= 3_990; k++) {
+      map.removeAtKeepingCapacity(map.find(k));
+    }
+    assertThat(map.capacity()).isEqualTo(full);
+    for (long k = 3_991; k <= 4_000; k++) {
+      assertThat(map.get(k, -1)).isEqualTo(k);
+    }
+    map.trim();
+    assertThat(map.capacity()).isEqualTo(64);
+    assertThat(map.size()).isEqualTo(10);
+    for (long k = 3_991; k <= 4_000; k++) {
+      assertThat(map.get(k, -1)).isEqualTo(k);
+    }
+  }
 }

@@ -26,8 +26,9 @@ final class BlockCounts {
    * booking's release); a block that is not held is ignored.
    */
   void removeAll(long[] blocks) {
-    if (held == blocks.length && holdsAll(blocks)) {
-      // The only booking left (the common case of an idle worker): no entry-by-entry removal.
+    if (held == blocks.length) {
+      // Holding as many blocks as this booking has, this booking is all that is left (the common
+      // case of an idle worker): empty the table instead of removing entry by entry.
       counts.clear();
       held = 0;
       return;
@@ -46,16 +47,6 @@ final class BlockCounts {
       }
     }
     counts.trim();
-  }
-
-  // With held == blocks.length, every block present means these counts are exactly the blocks'.
-  private boolean holdsAll(long[] blocks) {
-    for (long b : blocks) {
-      if (counts.find(b) < 0) {
-        return false;
-      }
-    }
-    return true;
   }
 
   long distinct() {

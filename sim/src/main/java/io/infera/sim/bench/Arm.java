@@ -2,6 +2,7 @@ package io.infera.sim.bench;
 
 import io.infera.router.config.PolicyConfig;
 import io.infera.router.config.PolicyName;
+import io.infera.sim.bench.peer.Peer;
 import io.infera.sim.bench.report.Summaries;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +12,10 @@ import java.util.Locale;
  * One side of the comparison: a production router policy, the oracle (picks by every engine's true
  * device cache at decision time with the kv-aware cost), or a reference arm: kv-aware pinned to a
  * fixed overlap weight ({@code kv-aware@W}, the sweep behind the best static weight in hindsight)
- * or {@code hit-max} (most truly cached blocks, ties by load).
+ * or {@code hit-max} (most truly cached blocks, ties by load); or a peer router ({@code
+ * peer:sglang-router}: another project's router in its own process, live runs only).
  *
+ * @param policy the router policy; null for a peer arm
  * @param overlapWeight the fixed overlap weight of a sweep arm; null for the fleet's setting
  */
 public record Arm(String name, PolicyName policy, Double overlapWeight) {
@@ -25,6 +28,9 @@ public record Arm(String name, PolicyName policy, Double overlapWeight) {
   /** Names a sweep arm: {@code kv-aware@W}. */
   public static final String SWEEP_PREFIX = Summaries.SWEEP_PREFIX;
 
+  /** Names a peer arm: {@code peer:<name>}. */
+  public static final String PEER_PREFIX = "peer:";
+
   /** The fixed weights of {@code --policies sweep}. */
   public static final List<Double> SWEEP_WEIGHTS = List.of(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0);
 
@@ -32,6 +38,26 @@ public record Arm(String name, PolicyName policy, Double overlapWeight) {
     if (overlapWeight != null && policy != PolicyName.KV_AWARE) {
       throw new IllegalArgumentException("only kv-aware arms take a fixed overlap weight");
     }
+    if ((policy == null) != name.startsWith(PEER_PREFIX)) {
+      throw new IllegalArgumentException("a peer arm, and only a peer arm, has no policy");
+    }
+  }
+
+  /** Another project's router, {@code peer:<name>}. */
+  public static Arm peer(Peer p) {
+    return new Arm(PEER_PREFIX + p.wireName(), null, null);
+  }
+
+  public boolean isPeer() {
+    return policy == null;
+  }
+
+  /** The peer of a peer arm. */
+  public Peer peer() {
+    if (!isPeer()) {
+      throw new IllegalStateException(name + " is not a peer arm");
+    }
+    return Peer.parse(name.substring(PEER_PREFIX.length()));
   }
 
   /** A policy arm at the fleet's overlap weight (or the oracle). */
@@ -99,8 +125,9 @@ public record Arm(String name, PolicyName policy, Double overlapWeight) {
   }
 
   /**
-   * Parses {@code kv-aware,round-robin,oracle,hit-max,kv-aware@4,sweep,…}; {@code sweep} = every
-   * {@link #SWEEP_WEIGHTS} arm; {@code all} = every policy, the oracle, hit-max and the sweep.
+   * Parses {@code kv-aware,round-robin,oracle,hit-max,kv-aware@4,sweep,peer:sglang-router,…};
+   * {@code sweep} = every {@link #SWEEP_WEIGHTS} arm; {@code all} = every policy, the oracle,
+   * hit-max and the sweep.
    */
   public static List<Arm> parse(String csv) {
     List<Arm> out = new ArrayList<>();
@@ -122,6 +149,8 @@ public record Arm(String name, PolicyName policy, Double overlapWeight) {
         out.add(hitMax());
       } else if (name.equals("sweep")) {
         out.addAll(sweep());
+      } else if (name.startsWith(PEER_PREFIX)) {
+        out.add(peer(Peer.parse(name.substring(PEER_PREFIX.length()))));
       } else if (name.startsWith(SWEEP_PREFIX)) {
         out.add(fixedWeight(parseWeight(name.substring(SWEEP_PREFIX.length()), name)));
       } else {

@@ -50,7 +50,7 @@ final class LiveClient implements LoadGenerator.Sender, AutoCloseable {
       throw new IllegalArgumentException(
           "the " + arm.name() + " arm needs token-id prompts (completions)");
     }
-    if (!arm.usesTrueCaches() && stack.router() == null) {
+    if (!arm.usesTrueCaches() && stack.frontUrl() == null) {
       throw new IllegalArgumentException("the " + arm.name() + " arm needs a router");
     }
     this.stack = stack;
@@ -81,7 +81,7 @@ final class LiveClient implements LoadGenerator.Sender, AutoCloseable {
       worker = Oracle.workerId(pick.worker()).value();
       url = stack.engines().get(pick.worker()).url();
     } else {
-      url = stack.router().url();
+      url = stack.frontUrl();
     }
     // After the oracle's decision: asking every engine waits for their steps to end, a cost of
     // the simulation that a request should not be charged.

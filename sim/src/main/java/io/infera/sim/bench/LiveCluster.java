@@ -1,9 +1,13 @@
 package io.infera.sim.bench;
 
 import io.infera.router.config.PolicyName;
+import io.infera.sim.bench.peer.PeerInstall;
 import io.infera.sim.workload.Arrivals;
 import io.infera.sim.workload.MultiTurnWorkload;
 import io.infera.sim.workload.Workload;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
 
 /**
  * The live driver: for every arm and seed a fresh {@link LiveStack} (simulated engines with real
@@ -31,6 +35,15 @@ public final class LiveCluster {
   /** Progress of one run: requests answered (or skipped after a failed turn) of the total. */
   public interface Listener {
     void requestDone(Arm arm, int seed, int done, int total);
+
+    /**
+     * A peer arm's run ended: its router process used {@code cpuSeconds} of CPU for {@code
+     * requests} requests (its own process, read from the operating system).
+     */
+    default void peerCpu(Arm arm, int seed, double cpuSeconds, int requests) {}
+
+    /** A progress line (a peer being installed). */
+    default void note(String line) {}
   }
 
   /** The completions driver without progress reports. */
@@ -96,6 +109,29 @@ public final class LiveCluster {
     if (arm.usesTrueCaches() && api == Api.CHAT) {
       throw new IllegalArgumentException(
           "the " + arm.name() + " arm needs token-id prompts (completions)");
+    }
+    if (arm.isPeer()) {
+      if (api != Api.CHAT) {
+        throw new IllegalArgumentException(
+            "the " + arm.name() + " arm routes on text: run it with chat requests");
+      }
+      StringWriter notes = new StringWriter();
+      Path bin;
+      try {
+        bin = PeerInstall.ensure(arm.peer(), new PrintWriter(notes));
+      } finally {
+        if (listener != null && !notes.toString().isBlank()) {
+          listener.note(notes.toString().strip());
+        }
+      }
+      try (LiveStack stack = LiveStack.startWithPeer(fleet, speedup, seed, arm.peer(), bin)) {
+        double cpu0 = stack.peer().cpuSeconds();
+        VirtualCluster.Run r = run(stack, fleet, speedup, api, listener, arm, seed, workload);
+        if (listener != null) {
+          listener.peerCpu(arm, seed, stack.peer().cpuSeconds() - cpu0, r.results().size());
+        }
+        return r;
+      }
     }
     try (LiveStack stack =
         LiveStack.start(

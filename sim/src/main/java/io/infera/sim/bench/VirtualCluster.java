@@ -262,6 +262,10 @@ public final class VirtualCluster {
   }
 
   public VirtualCluster(FleetSpec spec, Arm arm, int seed, Options options) {
+    if (arm.isPeer()) {
+      throw new IllegalArgumentException(
+          "the " + arm.name() + " arm is another process: it runs in the live bench only");
+    }
     this.spec = spec;
     this.engineLoadConfig = options.engineLoad();
     this.scrapeDelayMs = options.scrapeDelayMs();

@@ -8,6 +8,9 @@ import io.infera.sim.bench.FleetSpec;
 import io.infera.sim.bench.LiveCluster;
 import io.infera.sim.bench.StandardWorkloads;
 import io.infera.sim.bench.VirtualCluster;
+import io.infera.sim.bench.peer.Peer;
+import io.infera.sim.bench.peer.PeerInstall;
+import io.infera.sim.bench.peer.PeerUnavailable;
 import io.infera.sim.workload.BundledTrace;
 import io.infera.sim.workload.TraceFormatException;
 import io.infera.sim.workload.TraceWorkload;
@@ -85,6 +88,17 @@ public final class BenchCommand implements Callable<Integer> {
               + " weight W), sweep (kv-aware@0.5,1,2,4,8,16,32); all = every policy, the oracle,"
               + " hit-max and the sweep (default).")
   String policies;
+
+  @Option(
+      names = "--peer",
+      paramLabel = "NAME[,NAME…]",
+      description =
+          "Adds peer arms: another project's router (sglang-router, vllm-router, dynamo), pinned,"
+              + " installed from PyPI into ~/.cache/infera/peers/ on first use, run in its own"
+              + " process in front of the same engines in its cache-aware mode. Live runs only;"
+              + " every arm then sends chat requests. Same as --policies …,peer:NAME. A peer that"
+              + " cannot be installed or started is reported with its error and left out.")
+  String peers;
 
   @Option(
       names = "--seeds",
@@ -227,6 +241,45 @@ public final class BenchCommand implements Callable<Integer> {
       err.println("infera-sim bench: --policies: " + e.getMessage());
       return 2;
     }
+    if (peers != null) {
+      try {
+        for (String p : peers.split(",")) {
+          if (!p.isBlank()) {
+            arms.add(Arm.peer(Peer.parse(p)));
+          }
+        }
+      } catch (IllegalArgumentException e) {
+        err.println("infera-sim bench: --peer: " + e.getMessage());
+        return 2;
+      }
+    }
+    boolean withPeers = arms.stream().anyMatch(Arm::isPeer);
+    if (withPeers && virtualTime) {
+      err.println("infera-sim bench: peer arms run in the live bench only (drop --virtual-time)");
+      return 2;
+    }
+    if (withPeers && arms.stream().anyMatch(Arm::usesTrueCaches)) {
+      err.println(
+          "infera-sim bench: with peer arms every arm sends chat requests; the oracle and hit-max"
+              + " arms need token-id prompts: leave them out of --policies");
+      return 2;
+    }
+    Map<String, String> peersUnavailable = new LinkedHashMap<>();
+    for (Arm a : List.copyOf(arms)) {
+      if (a.isPeer()) {
+        try {
+          PeerInstall.ensure(a.peer(), err);
+        } catch (PeerUnavailable e) {
+          err.println("infera-sim bench: " + a.name() + " is left out: " + e.getMessage());
+          peersUnavailable.put(a.name(), e.getMessage());
+          arms.remove(a);
+        }
+      }
+    }
+    if (arms.isEmpty()) {
+      err.println("infera-sim bench: no arm is left to run");
+      return 1;
+    }
     FleetSpec fleet =
         new FleetSpec(
             workers,
@@ -340,8 +393,38 @@ public final class BenchCommand implements Callable<Integer> {
       err.println("infera-sim bench: --scrape-delay-ms / --unrouted-fraction: " + e.getMessage());
       return 2;
     }
+    Map<String, Double> peerCpu = new LinkedHashMap<>();
+    LiveCluster.Listener peerListener =
+        new LiveCluster.Listener() {
+          @Override
+          public void requestDone(Arm arm, int seed, int done, int total) {}
+
+          @Override
+          public void peerCpu(Arm arm, int seed, double cpuSeconds, int requests) {
+            double perRequestMs = requests == 0 ? 0 : 1000 * cpuSeconds / requests;
+            err.printf(
+                java.util.Locale.ROOT,
+                "%s seed %d: router process CPU %.2f s for %d requests (%.3f ms per request)%n",
+                arm.name(),
+                seed,
+                cpuSeconds,
+                requests,
+                perRequestMs);
+            err.flush();
+            peerCpu.put(arm.name() + "/seed" + seed, perRequestMs);
+          }
+
+          @Override
+          public void note(String line) {
+            err.println(line);
+          }
+        };
     BenchRunner.Driver driver =
-        virtualTime ? BenchRunner.virtual(fleet, vopts) : LiveCluster.driver(fleet, speedup);
+        virtualTime
+            ? BenchRunner.virtual(fleet, vopts)
+            : withPeers
+                ? LiveCluster.driver(fleet, speedup, LiveCluster.Api.CHAT, peerListener)
+                : LiveCluster.driver(fleet, speedup);
     BenchRunner.Result result;
     try (ProgressBar pb =
         new ProgressBarBuilder()
@@ -371,6 +454,15 @@ public final class BenchCommand implements Callable<Integer> {
     params.put("seeds", seeds);
     params.put("policies", policies);
     params.put("overlap_weight", overlapWeight);
+    if (withPeers || !peersUnavailable.isEmpty()) {
+      params.put("api", "chat (every arm, because of the peer arms)");
+      params.put("peers_unavailable", peersUnavailable);
+      params.put("peer_cpu_ms_per_request", peerCpu);
+      params.put(
+          "router_cpu_note",
+          "peer CPU is the peer process's own; our router runs inside the bench's JVM beside the"
+              + " engines, so its CPU is not separated here");
+    }
     if (virtualTime) {
       params.put("engine_load", engineLoad);
       params.put("engine_load_interval_ms", engineLoadIntervalMs);

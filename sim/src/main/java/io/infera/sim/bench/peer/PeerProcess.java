@@ -1,0 +1,163 @@
+package io.infera.sim.bench.peer;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A peer router running in its own process on a loopback port in front of given workers: started,
+ * waited for until it answers a request, and stopped; its CPU time (with its child processes) is
+ * read from the operating system, so it is the peer's alone.
+ */
+public final class PeerProcess implements AutoCloseable {
+
+  private static final Duration READY_WITHIN = Duration.ofSeconds(60);
+
+  private final Peer peer;
+  private final Process process;
+  private final int port;
+  private final Path log;
+
+  private PeerProcess(Peer peer, Process process, int port, Path log) {
+    this.peer = peer;
+    this.process = process;
+    this.port = port;
+    this.log = log;
+  }
+
+  /**
+   * Starts {@code peer} from {@code bin} and waits until a chat request through it is answered.
+   *
+   * @param model the model name the workers serve
+   */
+  public static PeerProcess start(Peer peer, Path bin, List<String> workerUrls, String model)
+      throws PeerUnavailable {
+    int port = freePort();
+    Path log;
+    Process p;
+    try {
+      log = Files.createTempFile("infera-peer-" + peer.wireName() + "-", ".log");
+      p =
+          new ProcessBuilder(peer.command(bin, port, freePort(), workerUrls))
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+    } catch (IOException e) {
+      throw new PeerUnavailable("cannot start " + peer.wireName() + ": " + e.getMessage());
+    }
+    PeerProcess pp = new PeerProcess(peer, p, port, log);
+    try {
+      pp.awaitServing(model);
+      return pp;
+    } catch (PeerUnavailable e) {
+      pp.close();
+      throw e;
+    }
+  }
+
+  /** The peer's base URL. */
+  public String url() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  public Peer peer() {
+    return peer;
+  }
+
+  /** CPU seconds the peer's process and its descendants have used so far. */
+  public double cpuSeconds() {
+    return Stream.concat(Stream.of(process.toHandle()), process.descendants())
+        .mapToDouble(h -> h.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0))
+        .sum();
+  }
+
+  private void awaitServing(String model) throws PeerUnavailable {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    String body =
+        "{\"model\":\""
+            + model
+            + "\",\"messages\":[{\"role\":\"user\",\"content\":\"ready?\"}],\"max_tokens\":1}";
+    long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+    String last = "no answer";
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new PeerUnavailable(
+            peer.wireName()
+                + " exited with "
+                + process.exitValue()
+                + " while starting: "
+                + PeerInstall.tail(log));
+      }
+      try {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(url() + "/v1/chat/completions"))
+                    .timeout(Duration.ofSeconds(5))
+                    .header("content-type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+          return;
+        }
+        last = "HTTP " + r.statusCode();
+      } catch (IOException e) {
+        last = e.getClass().getSimpleName();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new PeerUnavailable("interrupted while waiting for " + peer.wireName());
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new PeerUnavailable("interrupted while waiting for " + peer.wireName());
+      }
+    }
+    throw new PeerUnavailable(
+        peer.wireName()
+            + " did not serve a chat request within "
+            + READY_WITHIN.toSeconds()
+            + " s (last: "
+            + last
+            + "): "
+            + PeerInstall.tail(log));
+  }
+
+  private static int freePort() throws PeerUnavailable {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new PeerUnavailable("no free loopback port: " + e.getMessage());
+    }
+  }
+
+  /** Stops the peer (SIGTERM, then SIGKILL after 5 s) and its children; removes its log. */
+  @Override
+  public void close() {
+    List<ProcessHandle> kids = process.descendants().toList();
+    process.destroy();
+    try {
+      if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+    kids.forEach(ProcessHandle::destroyForcibly);
+    try {
+      Files.deleteIfExists(log);
+    } catch (IOException ignored) {
+      // a temp file left behind
+    }
+  }
+}

@@ -44,12 +44,24 @@ class ReplayClientTest {
   private final AtomicBoolean serving = new AtomicBoolean(true);
   private final List<Thread> routers = new ArrayList<>();
 
+  /**
+   * Stops the ROUTER threads, then the context. A ZMQ socket belongs to one thread: closing the
+   * context while a ROUTER thread still sends destroys its socket under it, which crashed jeromq's
+   * reaper and left {@code ctx.close()} waiting forever (a CI run hung here). So the context is
+   * closed only once every thread has closed its own socket; a thread that does not stop fails the
+   * test instead.
+   */
   @AfterEach
   void close() throws InterruptedException {
     serving.set(false);
+    List<Thread> alive = new ArrayList<>();
     for (Thread t : routers) {
-      t.join(2000);
+      t.join(10_000);
+      if (t.isAlive()) {
+        alive.add(t);
+      }
     }
+    assertThat(alive).as("replay ROUTER threads still running after 10 s").isEmpty();
     ctx.close();
   }
 
@@ -145,11 +157,15 @@ class ReplayClientTest {
                 long start = ByteBuffer.wrap(router.recv(0)).getLong();
                 asked.set(start);
                 for (List<byte[]> m : script.apply(start)) {
+                  if (!serving.get()) {
+                    break;
+                  }
                   send(router, id, m);
                 }
               }
               router.close();
             });
+    t.setDaemon(true);
     t.start();
     routers.add(t);
     return bound;

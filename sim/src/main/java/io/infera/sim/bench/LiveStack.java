@@ -65,8 +65,11 @@ public final class LiveStack implements AutoCloseable {
           PeerProcess.start(
               peer,
               bin,
-              stack.engines.stream().map(SimEngine::url).toList(),
-              BenchRouterConfig.MODEL);
+              stack.engines.stream()
+                  .map(e -> new Peer.Worker(e.url(), e.zmqEndpoint(), e.replayEndpoint()))
+                  .toList(),
+              BenchRouterConfig.MODEL,
+              fleet.blockSize());
       return stack;
     } catch (Exception e) {
       stack.close();

@@ -95,9 +95,11 @@ public final class BenchCommand implements Callable<Integer> {
       description =
           "Adds peer arms: another project's router (sglang-router, vllm-router, dynamo), pinned,"
               + " installed from PyPI into ~/.cache/infera/peers/ on first use, run in its own"
-              + " process in front of the same engines in its cache-aware mode. Live runs only;"
-              + " every arm then sends chat requests. Same as --policies …,peer:NAME. A peer that"
-              + " cannot be installed or started is reported with its error and left out.")
+              + " process in front of the same engines in its cache-aware mode; infera is our own"
+              + " router run the same way (its own JVM, a 1 Gi router pod's memory). Every peer"
+              + " gets the same 64 short warm-up requests first. Live runs only; every arm then"
+              + " sends chat requests. Same as --policies …,peer:NAME. A peer that cannot be"
+              + " installed or started is reported with its error and left out.")
   String peers;
 
   @Option(

@@ -12,6 +12,13 @@ import java.util.Locale;
 public enum Peer {
 
   /**
+   * Our own router ({@code kv-aware}, every other key at its default) run the way the peers are: in
+   * a JVM of its own with a 1 Gi router pod's memory and collector, fed by the engines' ZMQ KV
+   * events, so its CPU and latency are measured on the same footing as theirs.
+   */
+  INFERA("infera", null, null, true),
+
+  /**
    * SGLang's Rust router (its model gateway): {@code cache_aware}, an approximate radix tree over
    * the request text per worker, balanced by its default thresholds; health-checked workers.
    */
@@ -44,9 +51,14 @@ public enum Peer {
     return wireName;
   }
 
-  /** The pip requirement, pinned. */
+  /** The pip requirement, pinned; null for {@link #INFERA}, which is this build. */
   public String requirement() {
     return requirement;
+  }
+
+  /** The release that runs: the pinned requirement, or "this build". */
+  public String release() {
+    return requirement == null ? "this build" : requirement;
   }
 
   /** Why this peer cannot run in front of the simulated engines, or null when it can. */
@@ -60,16 +72,30 @@ public enum Peer {
   }
 
   /**
-   * The command that starts the peer on {@code port} of loopback in front of {@code workerUrls}.
+   * The command that starts the peer on {@code port} of loopback in front of {@code workers}.
    *
-   * @param bin the virtualenv's {@code bin} directory
-   * @param metricsPort a free loopback port for its Prometheus listener
+   * @param bin the virtualenv's {@code bin} directory (unused for {@link #INFERA})
+   * @param metricsPort a free loopback port for its Prometheus (or admin) listener
+   * @param config the router configuration file {@link #INFERA} reads (written by {@link #config});
+   *     unused by the others
    */
-  public List<String> command(Path bin, int port, int metricsPort, List<String> workerUrls) {
+  public List<String> command(
+      Path bin, int port, int metricsPort, List<Worker> workers, Path config) {
     if (!frontsHttpWorkers) {
       throw new IllegalStateException(unsupportedReason());
     }
     List<String> cmd = new ArrayList<>();
+    if (this == INFERA) {
+      cmd.add(ProcessHandle.current().info().command().orElse("java"));
+      cmd.addAll(INFERA_JVM_FLAGS);
+      cmd.add("-cp");
+      cmd.add(System.getProperty("java.class.path"));
+      cmd.add("io.infera.router.cli.InferaRouter");
+      cmd.add("serve");
+      cmd.add("--config");
+      cmd.add(config.toString());
+      return cmd;
+    }
     cmd.add(bin.resolve(executable).toString());
     if (this == SGLANG_ROUTER) {
       cmd.add("launch");
@@ -87,9 +113,67 @@ public enum Peer {
     cmd.add("--log-level");
     cmd.add(this == SGLANG_ROUTER ? "warn" : "warning");
     cmd.add("--worker-urls");
-    cmd.addAll(workerUrls);
+    for (Worker w : workers) {
+      cmd.add(w.url());
+    }
     return cmd;
   }
+
+  /**
+   * A router pod's JVM: the operator's heap share of a 1 Gi container and the collector the JVM
+   * picks there (docs/operations.md).
+   */
+  static final List<String> INFERA_JVM_FLAGS =
+      List.of("-XX:MaxRAM=1g", "-XX:MaxRAMPercentage=70", "-XX:+UseSerialGC");
+
+  /**
+   * {@link #INFERA}'s configuration: {@code kv-aware} over {@code workers} (static discovery, ZMQ
+   * events), the model's tokenizer, every other key at its default.
+   */
+  public static String config(
+      String model, int blockSize, int port, int adminPort, List<Worker> workers) {
+    StringBuilder w = new StringBuilder();
+    for (int i = 0; i < workers.size(); i++) {
+      Worker x = workers.get(i);
+      w.append("    - {id: w")
+          .append(i)
+          .append(", url: \"")
+          .append(x.url())
+          .append("\", role: mixed, engine: vllm, zmq: \"")
+          .append(x.zmq())
+          .append('"');
+      if (x.zmqReplay() != null) {
+        w.append(", zmqReplay: \"").append(x.zmqReplay()).append('"');
+      }
+      w.append("}\n");
+    }
+    return """
+        apiVersion: infera.io/v1alpha1
+        kind: RouterConfig
+        model: %s
+        pageSize: %d
+        tokenizer: {path: builtin:qwen3, mode: local}
+        policy: {name: kv-aware}
+        events: {transport: zmq}
+        discovery:
+          backend: static
+          healthIntervalMs: 1000
+          workers:
+        %slimits: {firstByteTimeoutMs: 600000}
+        listen: {host: 127.0.0.1, port: %d}
+        admin: {host: 127.0.0.1, port: %d}
+        """
+        .formatted(model, blockSize, w, port, adminPort);
+  }
+
+  /**
+   * One engine the peer routes to.
+   *
+   * @param url its OpenAI HTTP base URL
+   * @param zmq its KV-event endpoint (only our router reads it)
+   * @param zmqReplay its replay endpoint, or null
+   */
+  public record Worker(String url, String zmq, String zmqReplay) {}
 
   /** The executable's file name in the virtualenv's {@code bin}, or null. */
   String executable() {

@@ -37,6 +37,9 @@ public final class PeerInstall {
     if (why != null) {
       throw new PeerUnavailable(why);
     }
+    if (peer == Peer.INFERA) {
+      return Path.of(System.getProperty("java.home"), "bin"); // this build: nothing to install
+    }
     Path venv = cacheRoot().resolve("peers").resolve(peer.requirement().replace("==", "-"));
     Path bin = venv.resolve("bin");
     if (Files.isExecutable(bin.resolve(peer.executable()))) {

@@ -24,42 +24,110 @@ public final class PeerProcess implements AutoCloseable {
   private final Process process;
   private final int port;
   private final Path log;
+  private final Path config;
 
-  private PeerProcess(Peer peer, Process process, int port, Path log) {
+  private PeerProcess(Peer peer, Process process, int port, Path log, Path config) {
     this.peer = peer;
     this.process = process;
     this.port = port;
     this.log = log;
+    this.config = config;
   }
 
   /**
-   * Starts {@code peer} from {@code bin} and waits until a chat request through it is answered.
+   * Starts {@code peer} from {@code bin}, waits until a chat request through it is answered, then
+   * sends it {@link #WARM_UP_REQUESTS} short chat requests (their answers discarded), so a JVM
+   * router is not measured on a cold JIT; every peer gets the same warm-up.
    *
    * @param model the model name the workers serve
+   * @param blockSize the engines' KV block size (our router's {@code pageSize})
    */
-  public static PeerProcess start(Peer peer, Path bin, List<String> workerUrls, String model)
+  public static PeerProcess start(
+      Peer peer, Path bin, List<Peer.Worker> workers, String model, int blockSize)
       throws PeerUnavailable {
     int port = freePort();
+    int metricsPort = freePort();
     Path log;
+    Path config;
     Process p;
     try {
       log = Files.createTempFile("infera-peer-" + peer.wireName() + "-", ".log");
-      p =
-          new ProcessBuilder(peer.command(bin, port, freePort(), workerUrls))
+      config = Files.createTempFile("infera-peer-" + peer.wireName() + "-", ".yaml");
+      Files.writeString(config, Peer.config(model, blockSize, port, metricsPort, workers));
+      ProcessBuilder pb =
+          new ProcessBuilder(peer.command(bin, port, metricsPort, workers, config))
               .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
+              .redirectOutput(log.toFile());
+      // As a router pod (docs/operations.md): two malloc arenas.
+      pb.environment().put("MALLOC_ARENA_MAX", "2");
+      p = pb.start();
     } catch (IOException e) {
       throw new PeerUnavailable("cannot start " + peer.wireName() + ": " + e.getMessage());
     }
-    PeerProcess pp = new PeerProcess(peer, p, port, log);
+    PeerProcess pp = new PeerProcess(peer, p, port, log, config);
     try {
       pp.awaitServing(model);
+      pp.warmUp(model);
       return pp;
     } catch (PeerUnavailable e) {
       pp.close();
       throw e;
     }
+  }
+
+  /** Short chat requests every peer gets before it is measured. */
+  static final int WARM_UP_REQUESTS = 64;
+
+  private void warmUp(String model) throws PeerUnavailable {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> inFlight =
+        new java.util.ArrayList<>();
+    for (int i = 0; i < WARM_UP_REQUESTS; i++) {
+      String text = ("warm-up " + i + " of " + peer.wireName() + " ").repeat(40);
+      String body =
+          "{\"model\":\""
+              + model
+              + "\",\"stream\":true,\"max_tokens\":2,\"messages\":[{\"role\":\"user\","
+              + "\"content\":\""
+              + text
+              + "\"}]}";
+      inFlight.add(
+          http.sendAsync(
+              HttpRequest.newBuilder(URI.create(url() + "/v1/chat/completions"))
+                  .timeout(Duration.ofSeconds(60))
+                  .header("content-type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString()));
+      if (inFlight.size() == 8) {
+        awaitAll(inFlight);
+      }
+    }
+    awaitAll(inFlight);
+  }
+
+  private void awaitAll(List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> fs)
+      throws PeerUnavailable {
+    for (var f : fs) {
+      try {
+        int status = f.get().statusCode();
+        if (status != 200) {
+          throw new PeerUnavailable(
+              peer.wireName() + " answered a warm-up request with HTTP " + status);
+        }
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new PeerUnavailable(
+            peer.wireName()
+                + " failed a warm-up request: "
+                + e.getCause()
+                + ": "
+                + PeerInstall.tail(log));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new PeerUnavailable("interrupted while warming up " + peer.wireName());
+      }
+    }
+    fs.clear();
   }
 
   /** The peer's base URL. */
@@ -140,7 +208,10 @@ public final class PeerProcess implements AutoCloseable {
     }
   }
 
-  /** Stops the peer (SIGTERM, then SIGKILL after 5 s) and its children; removes its log. */
+  /**
+   * Stops the peer (SIGTERM, then SIGKILL after 5 s) and its children; removes its log and
+   * configuration.
+   */
   @Override
   public void close() {
     List<ProcessHandle> kids = process.descendants().toList();
@@ -156,6 +227,7 @@ public final class PeerProcess implements AutoCloseable {
     kids.forEach(ProcessHandle::destroyForcibly);
     try {
       Files.deleteIfExists(log);
+      Files.deleteIfExists(config);
     } catch (IOException ignored) {
       // a temp file left behind
     }

@@ -54,12 +54,29 @@ public final class LiveStack implements AutoCloseable {
 
   /**
    * Starts the engines as {@link #start} does and {@code peer} (installed in {@code bin}) in front
-   * of them, serving.
+   * of them, serving; a peer that brings its own engines (Dynamo) runs them instead of ours, with
+   * our engines' configuration.
    */
   public static LiveStack startWithPeer(
       FleetSpec fleet, double speedup, int seed, Peer peer, Path bin) throws Exception {
     LiveStack stack = new LiveStack();
     try {
+      if (peer.ownsEngines()) {
+        stack.peer =
+            PeerProcess.startWithOwnEngines(
+                peer,
+                bin,
+                new Peer.Engines(
+                    fleet.workers(),
+                    fleet.blockSize(),
+                    fleet.blocksPerWorker(),
+                    fleet.engine().maxNumSeqs(),
+                    fleet.engine().maxNumBatchedTokens(),
+                    speedup),
+                fleet.engine(),
+                BenchRouterConfig.MODEL);
+        return stack;
+      }
       stack.startEngines(fleet, speedup, seed);
       stack.peer =
           PeerProcess.start(

@@ -30,8 +30,11 @@ public enum Peer {
   VLLM_ROUTER("vllm-router", "vllm-router==0.1.17", "vllm-router", true),
 
   /**
-   * NVIDIA Dynamo: its KV router reads its own engines' events (its {@code mocker}) over its own
-   * runtime, not OpenAI HTTP workers, so it cannot stand in front of our simulated engines.
+   * NVIDIA Dynamo: its frontend with the KV router ({@code --router-mode kv}) over its own engines,
+   * the {@code mocker}, which publish KV events over Dynamo's own runtime; our HTTP engines cannot
+   * take its place, so the mocker runs with our engines' block size, blocks, batch limits, speedup
+   * and our cost model as its timing profile ({@link DynamoSetup}). File discovery: no etcd, no
+   * NATS.
    */
   DYNAMO("dynamo", "ai-dynamo==1.6.1", null, false);
 
@@ -61,18 +64,74 @@ public enum Peer {
     return requirement == null ? "this build" : requirement;
   }
 
-  /** Why this peer cannot run in front of the simulated engines, or null when it can. */
-  public String unsupportedReason() {
-    return frontsHttpWorkers
-        ? null
-        : wireName
-            + " routes among its own runtime's workers (its KV router subscribes to their events"
-            + " over its own transport), not among OpenAI HTTP servers; run it with its own"
-            + " mocker engines instead (not built yet)";
+  /**
+   * True when the peer brings its own engines (Dynamo's mocker) instead of routing to our simulated
+   * ones.
+   */
+  public boolean ownsEngines() {
+    return !frontsHttpWorkers;
   }
 
   /**
-   * The command that starts the peer on {@code port} of loopback in front of {@code workers}.
+   * How our engines are configured, for a peer that runs its own in their place.
+   *
+   * @param workers engines
+   * @param blockSize tokens per KV block
+   * @param blocksPerWorker KV blocks per engine
+   * @param maxNumSeqs most running sequences per engine
+   * @param maxNumBatchedTokens token budget of one step
+   * @param speedup how much faster than the wall clock simulated time runs
+   */
+  public record Engines(
+      int workers,
+      int blockSize,
+      int blocksPerWorker,
+      int maxNumSeqs,
+      int maxNumBatchedTokens,
+      double speedup) {}
+
+  /**
+   * Dynamo's mocker engines: {@code engines.workers()} of them in one process, registered through
+   * file discovery.
+   *
+   * @param profile the timing profile written by {@link DynamoSetup#profileNpz}
+   */
+  public List<String> engineCommand(
+      Path bin, Engines engines, String model, Path modelDir, Path profile) {
+    if (!ownsEngines()) {
+      throw new IllegalStateException(wireName + " routes to our engines");
+    }
+    return List.of(
+        bin.resolve("python").toString(),
+        "-m",
+        "dynamo.mocker",
+        "--model-path",
+        modelDir.toString(),
+        "--model-name",
+        model,
+        "--num-workers",
+        Integer.toString(engines.workers()),
+        "--block-size",
+        Integer.toString(engines.blockSize()),
+        "--num-gpu-blocks-override",
+        Integer.toString(engines.blocksPerWorker()),
+        "--max-num-seqs",
+        Integer.toString(engines.maxNumSeqs()),
+        "--max-num-batched-tokens",
+        Integer.toString(engines.maxNumBatchedTokens()),
+        "--enable-prefix-caching",
+        "--enable-chunked-prefill",
+        "--speedup-ratio",
+        Double.toString(engines.speedup()),
+        "--planner-profile-data",
+        profile.toString(),
+        "--discovery-backend",
+        "file");
+  }
+
+  /**
+   * The command that starts the peer on {@code port} of loopback in front of {@code workers}
+   * (Dynamo's frontend finds its mocker engines through discovery instead).
    *
    * @param bin the virtualenv's {@code bin} directory (unused for {@link #INFERA})
    * @param metricsPort a free loopback port for its Prometheus (or admin) listener
@@ -81,10 +140,23 @@ public enum Peer {
    */
   public List<String> command(
       Path bin, int port, int metricsPort, List<Worker> workers, Path config) {
-    if (!frontsHttpWorkers) {
-      throw new IllegalStateException(unsupportedReason());
-    }
     List<String> cmd = new ArrayList<>();
+    if (this == DYNAMO) {
+      cmd.add(bin.resolve("python").toString());
+      cmd.addAll(
+          List.of(
+              "-m",
+              "dynamo.frontend",
+              "--http-host",
+              "127.0.0.1",
+              "--http-port",
+              Integer.toString(port),
+              "--router-mode",
+              "kv",
+              "--discovery-backend",
+              "file"));
+      return cmd;
+    }
     if (this == INFERA) {
       cmd.add(ProcessHandle.current().info().command().orElse("java"));
       cmd.addAll(INFERA_JVM_FLAGS);

@@ -19,6 +19,11 @@ public final class PeerInstall {
 
   private PeerInstall() {}
 
+  /** The file whose presence says the install finished (Dynamo runs as Python modules). */
+  private static String executable(Peer peer) {
+    return peer == Peer.DYNAMO ? "dynamo-installed" : peer.executable();
+  }
+
   /** The cache root: {@code $INFERA_CACHE}, or {@code ~/.cache/infera}. */
   public static Path cacheRoot() {
     String env = System.getenv("INFERA_CACHE");
@@ -33,16 +38,12 @@ public final class PeerInstall {
    * @param progress told what is being installed (one line per step), or null
    */
   public static Path ensure(Peer peer, PrintWriter progress) throws PeerUnavailable {
-    String why = peer.unsupportedReason();
-    if (why != null) {
-      throw new PeerUnavailable(why);
-    }
     if (peer == Peer.INFERA) {
       return Path.of(System.getProperty("java.home"), "bin"); // this build: nothing to install
     }
     Path venv = cacheRoot().resolve("peers").resolve(peer.requirement().replace("==", "-"));
     Path bin = venv.resolve("bin");
-    if (Files.isExecutable(bin.resolve(peer.executable()))) {
+    if (Files.isExecutable(bin.resolve(executable(peer)))) {
       return bin;
     }
     try {
@@ -52,14 +53,57 @@ public final class PeerInstall {
     }
     say(progress, "installing " + peer.requirement() + " into " + venv + " (once)");
     run(List.of(python(), "-m", "venv", venv.toString()), venv.resolveSibling("venv.log"));
-    run(
-        List.of(bin.resolve("pip").toString(), "install", "--quiet", peer.requirement()),
-        venv.resolve("pip.log"));
-    if (!Files.isExecutable(bin.resolve(peer.executable()))) {
+    if (peer == Peer.DYNAMO) {
+      installDynamo(bin, venv.resolve("pip.log"));
+      try {
+        Path marker = bin.resolve(executable(peer));
+        Files.writeString(marker, "#!/bin/sh\n# " + peer.requirement() + " installed\n");
+        marker.toFile().setExecutable(true);
+      } catch (IOException e) {
+        throw new PeerUnavailable("cannot mark " + venv + " installed: " + e.getMessage());
+      }
+    } else {
+      run(
+          List.of(bin.resolve("pip").toString(), "install", "--quiet", peer.requirement()),
+          venv.resolve("pip.log"));
+    }
+    if (!Files.isExecutable(bin.resolve(executable(peer)))) {
       throw new PeerUnavailable(
-          peer.requirement() + " installed, but it has no " + bin.resolve(peer.executable()));
+          peer.requirement() + " installed, but it has no " + bin.resolve(executable(peer)));
     }
     return bin;
+  }
+
+  /**
+   * Dynamo's frontend and mocker without {@code aisimulate}: ai-dynamo 1.6.1 requires it, but on
+   * PyPI it is a placeholder whose build downloads the real wheel from pypi.nvidia.com, which this
+   * machine cannot reach (pip fails with "cannot download the real wheel file"); the frontend and
+   * the mocker run without it (the mocker's engine core is in ai-dynamo-runtime). So: the runtime,
+   * ai-dynamo without its dependencies, then its other dependencies as its metadata lists them.
+   */
+  private static void installDynamo(Path bin, Path log) throws PeerUnavailable {
+    String pip = bin.resolve("pip").toString();
+    run(List.of(pip, "install", "--quiet", "ai-dynamo-runtime==1.6.1"), log);
+    run(List.of(pip, "install", "--quiet", "--no-deps", "ai-dynamo==1.6.1"), log);
+    run(
+        List.of(
+            pip,
+            "install",
+            "--quiet",
+            "aiohttp>=3.14.3,<4.0",
+            "certifi>=2026.10.19",
+            "kubernetes>=32.0.1,<33.0.0",
+            "msgspec>=0.19.0",
+            "prometheus-client>=0.23.1,<1.0",
+            "pyzmq>=26.0.0",
+            "redis>=6.2.0,<9.0.0",
+            "tqdm>=4.0.0",
+            "transformers>=4.56.0",
+            "typing-extensions>=4.10.0",
+            "zstandard>=0.23.0,<1.0",
+            "packaging",
+            "numpy"),
+        log);
   }
 
   private static String python() throws PeerUnavailable {

@@ -1,5 +1,6 @@
 package io.infera.sim.bench.peer;
 
+import io.infera.sim.sched.EngineConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -18,13 +20,15 @@ import java.util.stream.Stream;
  */
 public final class PeerProcess implements AutoCloseable {
 
-  private static final Duration READY_WITHIN = Duration.ofSeconds(60);
+  private static final Duration READY_WITHIN = Duration.ofSeconds(120);
 
   private final Peer peer;
   private final Process process;
   private final int port;
   private final Path log;
   private final Path config;
+  private Process engines;
+  private Path enginesLog;
 
   private PeerProcess(Peer peer, Process process, int port, Path log, Path config) {
     this.peer = peer;
@@ -32,6 +36,75 @@ public final class PeerProcess implements AutoCloseable {
     this.port = port;
     this.log = log;
     this.config = config;
+  }
+
+  /**
+   * Starts a peer that brings its own engines (Dynamo: the mocker, then the frontend, both on
+   * loopback, discovering each other through a fresh file-discovery directory), then waits and
+   * warms up as {@link #start} does.
+   */
+  public static PeerProcess startWithOwnEngines(
+      Peer peer, Path bin, Peer.Engines spec, EngineConfig engine, String model)
+      throws PeerUnavailable {
+    Path modelDir = DynamoSetup.modelDir();
+    Path profile = DynamoSetup.profileNpz(bin, engine, PROFILE_MAX_TOKENS);
+    int port = freePort();
+    Path discovery;
+    Path log;
+    Path enginesLog;
+    Process enginesProcess;
+    Process front;
+    try {
+      discovery = Files.createTempDirectory("infera-peer-dynamo-discovery-");
+      log = Files.createTempFile("infera-peer-" + peer.wireName() + "-", ".log");
+      enginesLog = Files.createTempFile("infera-peer-" + peer.wireName() + "-engines-", ".log");
+      ProcessBuilder eb =
+          new ProcessBuilder(peer.engineCommand(bin, spec, model, modelDir, profile))
+              .redirectErrorStream(true)
+              .redirectOutput(enginesLog.toFile());
+      loopbackOnly(eb, discovery);
+      enginesProcess = eb.start();
+      ProcessBuilder fb =
+          new ProcessBuilder(peer.command(bin, port, freePort(), List.of(), null))
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile());
+      loopbackOnly(fb, discovery);
+      front = fb.start();
+    } catch (IOException e) {
+      throw new PeerUnavailable("cannot start " + peer.wireName() + ": " + e.getMessage());
+    }
+    PeerProcess pp = new PeerProcess(peer, front, port, log, profile);
+    pp.engines = enginesProcess;
+    pp.enginesLog = enginesLog;
+    try {
+      pp.awaitServing(model);
+      pp.warmUp(model);
+      return pp;
+    } catch (PeerUnavailable e) {
+      String enginesTail = PeerInstall.tail(enginesLog);
+      pp.close();
+      throw new PeerUnavailable(e.getMessage() + " (its engines: " + enginesTail + ")");
+    }
+  }
+
+  /** The longest prompt the mocker's timing profile covers. */
+  static final int PROFILE_MAX_TOKENS = 32_768;
+
+  /** Dynamo's runtime binds and advertises loopback only; its discovery is a directory. */
+  private static void loopbackOnly(ProcessBuilder pb, Path discovery) {
+    Map<String, String> env = pb.environment();
+    env.put("DYN_DISCOVERY_BACKEND", "file");
+    env.put("DYN_FILE_KV", discovery.toString());
+    for (String k :
+        List.of(
+            "DYN_EVENT_PLANE_HOST",
+            "DYN_TCP_RPC_HOST",
+            "DYN_TCP_RESPONSE_STREAM_HOST",
+            "DYN_SYSTEM_HOST",
+            "DYN_HTTP_RPC_HOST")) {
+      env.put(k, "127.0.0.1");
+    }
+    env.put("DYN_LOG", "warn");
   }
 
   /**
@@ -139,7 +212,10 @@ public final class PeerProcess implements AutoCloseable {
     return peer;
   }
 
-  /** CPU seconds the peer's process and its descendants have used so far. */
+  /**
+   * CPU seconds the peer's router process and its descendants have used so far (not its own
+   * engines', for a peer that brings them).
+   */
   public double cpuSeconds() {
     return Stream.concat(Stream.of(process.toHandle()), process.descendants())
         .mapToDouble(h -> h.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0))
@@ -214,6 +290,24 @@ public final class PeerProcess implements AutoCloseable {
    */
   @Override
   public void close() {
+    stop(process);
+    if (engines != null) {
+      stop(engines);
+      try {
+        Files.deleteIfExists(enginesLog);
+      } catch (IOException ignored) {
+        // a temp file left behind
+      }
+    }
+    try {
+      Files.deleteIfExists(log);
+      Files.deleteIfExists(config);
+    } catch (IOException ignored) {
+      // a temp file left behind
+    }
+  }
+
+  private static void stop(Process process) {
     List<ProcessHandle> kids = process.descendants().toList();
     process.destroy();
     try {
@@ -225,11 +319,5 @@ public final class PeerProcess implements AutoCloseable {
       process.destroyForcibly();
     }
     kids.forEach(ProcessHandle::destroyForcibly);
-    try {
-      Files.deleteIfExists(log);
-      Files.deleteIfExists(config);
-    } catch (IOException ignored) {
-      // a temp file left behind
-    }
   }
 }

@@ -2,13 +2,16 @@ package io.infera.sim.bench.peer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.infera.router.config.ConfigLoader;
 import io.infera.router.config.PolicyName;
 import io.infera.router.config.RouterConfig;
 import io.infera.sim.bench.Arm;
+import io.infera.sim.sched.EngineConfig;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PeerTest {
@@ -59,11 +62,61 @@ class PeerTest {
   }
 
   @Test
-  void aPeerThatCannotFrontHttpWorkersSaysWhyAndHasNoCommand() {
-    assertThat(Peer.DYNAMO.unsupportedReason()).contains("mocker");
-    assertThat(Peer.SGLANG_ROUTER.unsupportedReason()).isNull();
-    assertThatThrownBy(() -> Peer.DYNAMO.command(Path.of("/b"), 1, 2, List.of(), null))
+  void dynamoBringsItsOwnEnginesConfiguredAsOursAndRoutesInKvMode() {
+    assertThat(Peer.DYNAMO.ownsEngines()).isTrue();
+    assertThat(Peer.SGLANG_ROUTER.ownsEngines()).isFalse();
+    Peer.Engines e = new Peer.Engines(4, 16, 2048, 256, 8192, 2.0);
+    String engines =
+        String.join(
+            " ",
+            Peer.DYNAMO.engineCommand(
+                Path.of("/v/bin"), e, "sim", Path.of("/m"), Path.of("/p.npz")));
+    assertThat(engines)
+        .startsWith("/v/bin/python -m dynamo.mocker --model-path /m --model-name sim")
+        .contains("--num-workers 4 --block-size 16 --num-gpu-blocks-override 2048")
+        .contains("--max-num-seqs 256 --max-num-batched-tokens 8192")
+        .contains("--speedup-ratio 2.0 --planner-profile-data /p.npz --discovery-backend file");
+    assertThat(String.join(" ", Peer.DYNAMO.command(Path.of("/v/bin"), 5, 6, List.of(), null)))
+        .isEqualTo(
+            "/v/bin/python -m dynamo.frontend --http-host 127.0.0.1 --http-port 5 --router-mode kv"
+                + " --discovery-backend file");
+    assertThatThrownBy(() -> Peer.SGLANG_ROUTER.engineCommand(Path.of("/b"), e, "sim", null, null))
         .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void theMockersProfileIsOurCostModel() {
+    EngineConfig engine = EngineConfig.defaults();
+    Map<String, Object> p = DynamoSetup.profile(engine, 32_768);
+    @SuppressWarnings("unchecked")
+    List<Double> isl = (List<Double>) p.get("prefill_isl");
+    @SuppressWarnings("unchecked")
+    List<Double> ttft = (List<Double>) p.get("prefill_ttft_ms");
+    @SuppressWarnings("unchecked")
+    List<List<Double>> itl = (List<List<Double>>) p.get("decode_itl");
+    assertThat(isl).hasSize(DynamoSetup.RESOLUTION).isSorted();
+    assertThat(ttft).isSorted(); // longer prompts take longer
+    // A prompt within one step's budget is one prefill step of our cost model.
+    int n = isl.get(3).intValue();
+    assertThat(n).isLessThanOrEqualTo(engine.maxNumBatchedTokens());
+    assertThat(ttft.get(3)).isCloseTo(engine.cost().stepMs(n, 0, 0), within(1e-9));
+    // The longest is the sum of its chunks.
+    double chunks = 0;
+    for (int done = 0; done < 32_768; done += 8192) {
+      chunks += engine.cost().stepMs(8192, 0, done);
+    }
+    assertThat(ttft.get(DynamoSetup.RESOLUTION - 1)).isCloseTo(chunks, within(1e-9));
+    assertThat(itl).hasSize(DynamoSetup.RESOLUTION);
+    assertThat(itl.get(0)).hasSize(DynamoSetup.RESOLUTION);
+    // More active KV at the same context length is a slower decode step.
+    assertThat(itl.get(DynamoSetup.RESOLUTION - 1).get(5)).isGreaterThan(itl.get(1).get(5));
+  }
+
+  @Test
+  void dynamosModelDirectoryHasOurTokenizerAndAQwen3Config() {
+    assertThat(DynamoSetup.modelConfig())
+        .containsEntry("model_type", "qwen3")
+        .containsEntry("vocab_size", 151936);
   }
 
   @Test

@@ -125,6 +125,19 @@ public final class LiveCluster {
         }
       }
       try (LiveStack stack = LiveStack.startWithPeer(fleet, speedup, seed, arm.peer(), bin)) {
+        var w = stack.peer().warmUpReport();
+        if (listener != null && w != null) {
+          listener.note(
+              String.format(
+                  java.util.Locale.ROOT,
+                  "%s seed %d: warm-up of %d requests, router CPU %.3f ms per request in the first"
+                      + " batch, %.3f ms in the last",
+                  arm.name(),
+                  seed,
+                  w.requests(),
+                  w.firstBatchCpuMsPerRequest(),
+                  w.lastBatchCpuMsPerRequest()));
+        }
         double cpu0 = stack.peer().cpuSeconds();
         VirtualCluster.Run r = run(stack, fleet, speedup, api, listener, arm, seed, workload);
         if (listener != null) {

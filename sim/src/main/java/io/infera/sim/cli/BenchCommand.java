@@ -97,7 +97,7 @@ public final class BenchCommand implements Callable<Integer> {
               + " installed from PyPI into ~/.cache/infera/peers/ on first use, run in its own"
               + " process in front of the same engines in its cache-aware mode; infera is our own"
               + " router run the same way (its own JVM, a 1 Gi router pod's memory). Every peer"
-              + " gets the same 64 short warm-up requests first. Live runs only; every arm then"
+              + " is warmed up first with short requests until its CPU per request is steady. Live runs only; every arm then"
               + " sends chat requests. Same as --policies …,peer:NAME. A peer that cannot be"
               + " installed or started is reported with its error and left out.")
   String peers;
@@ -396,6 +396,7 @@ public final class BenchCommand implements Callable<Integer> {
       return 2;
     }
     Map<String, Double> peerCpu = new LinkedHashMap<>();
+    List<String> peerNotes = java.util.Collections.synchronizedList(new ArrayList<>());
     LiveCluster.Listener peerListener =
         new LiveCluster.Listener() {
           @Override
@@ -419,6 +420,8 @@ public final class BenchCommand implements Callable<Integer> {
           @Override
           public void note(String line) {
             err.println(line);
+            err.flush();
+            peerNotes.add(line);
           }
         };
     BenchRunner.Driver driver =
@@ -460,10 +463,12 @@ public final class BenchCommand implements Callable<Integer> {
       params.put("api", "chat (every arm, because of the peer arms)");
       params.put("peers_unavailable", peersUnavailable);
       params.put("peer_cpu_ms_per_request", peerCpu);
+      params.put("peer_notes", List.copyOf(peerNotes));
       params.put(
           "router_cpu_note",
-          "peer CPU is the peer process's own; our router runs inside the bench's JVM beside the"
-              + " engines, so its CPU is not separated here");
+          "peer CPU is the peer process's own (peer:infera is our router in its own JVM); a policy"
+              + " arm's router runs inside the bench's JVM beside the engines, so its CPU is not"
+              + " separated");
     }
     if (virtualTime) {
       params.put("engine_load", engineLoad);

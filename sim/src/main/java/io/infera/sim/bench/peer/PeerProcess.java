@@ -36,6 +36,17 @@ public final class PeerProcess implements AutoCloseable {
     this.port = port;
     this.log = log;
     this.config = config;
+    Runtime.getRuntime().addShutdownHook(orphanGuard);
+  }
+
+  /** Stops the peer if the bench's JVM exits first (Ctrl-C), so no router is left running. */
+  private final Thread orphanGuard = new Thread(this::stopAll, "peer-orphan-guard");
+
+  private synchronized void stopAll() {
+    stop(process);
+    if (engines != null) {
+      stop(engines);
+    }
   }
 
   /**
@@ -109,8 +120,7 @@ public final class PeerProcess implements AutoCloseable {
 
   /**
    * Starts {@code peer} from {@code bin}, waits until a chat request through it is answered, then
-   * sends it {@link #WARM_UP_REQUESTS} short chat requests (their answers discarded), so a JVM
-   * router is not measured on a cold JIT; every peer gets the same warm-up.
+   * warms it up until its CPU per request is steady ({@link #warmUp}); the answers are discarded.
    *
    * @param model the model name the workers serve
    * @param blockSize the engines' KV block size (our router's {@code pageSize})
@@ -148,35 +158,76 @@ public final class PeerProcess implements AutoCloseable {
     }
   }
 
-  /** Short chat requests every peer gets before it is measured. */
-  static final int WARM_UP_REQUESTS = 64;
+  /** Warm-up requests per batch; the router's CPU per request is compared batch to batch. */
+  static final int WARM_UP_BATCH = 200;
 
+  /** At most this many batches (a JVM router's JIT settles well before). */
+  static final int WARM_UP_MAX_BATCHES = 15;
+
+  /** Steady: a batch's CPU per request within this fraction of the previous batch's. */
+  static final double WARM_UP_STEADY = 0.15;
+
+  /**
+   * What the warm-up saw: the router's CPU per request in its first batch (cold: a JVM's JIT is
+   * still compiling) and its last (steady), and the requests it took.
+   */
+  public record WarmUp(
+      int requests, double firstBatchCpuMsPerRequest, double lastBatchCpuMsPerRequest) {}
+
+  private WarmUp warmUp;
+
+  /** The warm-up's figures. */
+  public WarmUp warmUpReport() {
+    return warmUp;
+  }
+
+  /**
+   * Short unique chat requests, 8 at a time, in batches of {@link #WARM_UP_BATCH}, until the
+   * router's CPU per request is steady: a JVM router is measured after its JIT has compiled the
+   * request path, as it runs in production, and every peer gets the same treatment.
+   */
   private void warmUp(String model) throws PeerUnavailable {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> inFlight =
         new java.util.ArrayList<>();
-    for (int i = 0; i < WARM_UP_REQUESTS; i++) {
-      String text = ("warm-up " + i + " of " + peer.wireName() + " ").repeat(40);
-      String body =
-          "{\"model\":\""
-              + model
-              + "\",\"stream\":true,\"max_tokens\":2,\"messages\":[{\"role\":\"user\","
-              + "\"content\":\""
-              + text
-              + "\"}]}";
-      inFlight.add(
-          http.sendAsync(
-              HttpRequest.newBuilder(URI.create(url() + "/v1/chat/completions"))
-                  .timeout(Duration.ofSeconds(60))
-                  .header("content-type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(body))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString()));
-      if (inFlight.size() == 8) {
-        awaitAll(inFlight);
+    double first = -1;
+    double previous = -1;
+    double last = -1;
+    int sent = 0;
+    for (int batch = 0; batch < WARM_UP_MAX_BATCHES; batch++) {
+      double cpu0 = cpuSeconds();
+      for (int i = 0; i < WARM_UP_BATCH; i++, sent++) {
+        String text = ("warm-up " + sent + " of " + peer.wireName() + " ").repeat(40);
+        String body =
+            "{\"model\":\""
+                + model
+                + "\",\"stream\":true,\"max_tokens\":2,\"messages\":[{\"role\":\"user\","
+                + "\"content\":\""
+                + text
+                + "\"}]}";
+        inFlight.add(
+            http.sendAsync(
+                HttpRequest.newBuilder(URI.create(url() + "/v1/chat/completions"))
+                    .timeout(Duration.ofSeconds(60))
+                    .header("content-type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString()));
+        if (inFlight.size() == 8) {
+          awaitAll(inFlight);
+        }
       }
+      awaitAll(inFlight);
+      last = 1000 * (cpuSeconds() - cpu0) / WARM_UP_BATCH;
+      if (first < 0) {
+        first = last;
+      }
+      if (previous > 0 && Math.abs(last - previous) <= WARM_UP_STEADY * previous) {
+        break;
+      }
+      previous = last;
     }
-    awaitAll(inFlight);
+    warmUp = new WarmUp(sent, first, last);
   }
 
   private void awaitAll(List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> fs)
@@ -290,9 +341,13 @@ public final class PeerProcess implements AutoCloseable {
    */
   @Override
   public void close() {
-    stop(process);
+    try {
+      Runtime.getRuntime().removeShutdownHook(orphanGuard);
+    } catch (IllegalStateException alreadyExiting) {
+      // the hook is running or has run
+    }
+    stopAll();
     if (engines != null) {
-      stop(engines);
       try {
         Files.deleteIfExists(enginesLog);
       } catch (IOException ignored) {

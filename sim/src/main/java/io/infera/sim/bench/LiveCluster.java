@@ -8,6 +8,7 @@ import io.infera.sim.workload.Workload;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * The live driver: for every arm and seed a fresh {@link LiveStack} (simulated engines with real
@@ -142,6 +143,10 @@ public final class LiveCluster {
         VirtualCluster.Run r = run(stack, fleet, speedup, api, listener, arm, seed, workload);
         if (listener != null) {
           listener.peerCpu(arm, seed, stack.peer().cpuSeconds() - cpu0, r.results().size());
+          Map<String, Double> stages = stack.peer().routerStages();
+          if (!stages.isEmpty()) {
+            listener.note(arm.name() + " seed " + seed + ": router stages " + stages);
+          }
         }
         return r;
       }

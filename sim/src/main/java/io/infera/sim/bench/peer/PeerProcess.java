@@ -29,6 +29,7 @@ public final class PeerProcess implements AutoCloseable {
   private final Path config;
   private Process engines;
   private Path enginesLog;
+  private int metricsPort;
 
   private PeerProcess(Peer peer, Process process, int port, Path log, Path config) {
     this.peer = peer;
@@ -148,6 +149,7 @@ public final class PeerProcess implements AutoCloseable {
       throw new PeerUnavailable("cannot start " + peer.wireName() + ": " + e.getMessage());
     }
     PeerProcess pp = new PeerProcess(peer, p, port, log, config);
+    pp.metricsPort = metricsPort;
     try {
       pp.awaitServing(model);
       pp.warmUp(model);
@@ -175,6 +177,49 @@ public final class PeerProcess implements AutoCloseable {
       int requests, double firstBatchCpuMsPerRequest, double lastBatchCpuMsPerRequest) {}
 
   private WarmUp warmUp;
+
+  /**
+   * Our router's own account of where a request's time went, from its {@code /metrics}: the median
+   * and p99 of {@code infera_tokenize_seconds} (parsing, template rendering and tokenization) and
+   * {@code infera_routing_decision_seconds} (hash, match, score, pick), in ms; empty for the other
+   * peers, whose metrics differ.
+   */
+  public Map<String, Double> routerStages() {
+    if (peer != Peer.INFERA) {
+      return Map.of();
+    }
+    Map<String, Double> out = new java.util.LinkedHashMap<>();
+    try {
+      String text =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                      .timeout(Duration.ofSeconds(10))
+                      .GET()
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      for (String line : text.split("\n")) {
+        for (String metric :
+            List.of("infera_tokenize_seconds", "infera_routing_decision_seconds")) {
+          for (String q : List.of("0.5", "0.99")) {
+            if (line.startsWith(metric + "{") && line.contains("quantile=\"" + q + "\"")) {
+              String v = line.substring(line.lastIndexOf(' ') + 1);
+              out.merge(
+                  metric + " p" + (q.equals("0.5") ? "50" : "99") + " ms",
+                  1000 * Double.parseDouble(v),
+                  Math::max);
+            }
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      out.put("unavailable: " + e.getClass().getSimpleName(), Double.NaN);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return out;
+  }
 
   /** The warm-up's figures. */
   public WarmUp warmUpReport() {

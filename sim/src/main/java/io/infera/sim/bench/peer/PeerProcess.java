@@ -1,5 +1,6 @@
 package io.infera.sim.bench.peer;
 
+import io.infera.router.engineload.PromText;
 import io.infera.sim.sched.EngineConfig;
 import java.io.IOException;
 import java.net.URI;
@@ -26,17 +27,29 @@ public final class PeerProcess implements AutoCloseable {
   private final Process process;
   private final int port;
   private final Path log;
-  private final Path config;
-  private Process engines;
-  private Path enginesLog;
-  private int metricsPort;
+  private final int metricsPort;
+  private final Process engines;
+  private final Path enginesLog;
+  // Temporary files and directories of this run (config, profile, discovery), removed on close.
+  private final List<Path> scratch;
 
-  private PeerProcess(Peer peer, Process process, int port, Path log, Path config) {
+  private PeerProcess(
+      Peer peer,
+      Process process,
+      int port,
+      int metricsPort,
+      Path log,
+      Process engines,
+      Path enginesLog,
+      List<Path> scratch) {
     this.peer = peer;
     this.process = process;
     this.port = port;
+    this.metricsPort = metricsPort;
     this.log = log;
-    this.config = config;
+    this.engines = engines;
+    this.enginesLog = enginesLog;
+    this.scratch = List.copyOf(scratch);
     Runtime.getRuntime().addShutdownHook(orphanGuard);
   }
 
@@ -85,18 +98,16 @@ public final class PeerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new PeerUnavailable("cannot start " + peer.wireName() + ": " + e.getMessage());
     }
-    PeerProcess pp = new PeerProcess(peer, front, port, log, profile);
-    pp.engines = enginesProcess;
-    pp.enginesLog = enginesLog;
-    try {
-      pp.awaitServing(model);
-      pp.warmUp(model);
-      return pp;
-    } catch (PeerUnavailable e) {
-      String enginesTail = PeerInstall.tail(enginesLog);
-      pp.close();
-      throw new PeerUnavailable(e.getMessage() + " (its engines: " + enginesTail + ")");
-    }
+    return new PeerProcess(
+            peer,
+            front,
+            port,
+            -1,
+            log,
+            enginesProcess,
+            enginesLog,
+            List.of(profile.getParent(), discovery))
+        .ready(model);
   }
 
   /** The longest prompt the mocker's timing profile covers. */
@@ -132,12 +143,14 @@ public final class PeerProcess implements AutoCloseable {
     int port = freePort();
     int metricsPort = freePort();
     Path log;
-    Path config;
+    Path config = null;
     Process p;
     try {
       log = Files.createTempFile("infera-peer-" + peer.wireName() + "-", ".log");
-      config = Files.createTempFile("infera-peer-" + peer.wireName() + "-", ".yaml");
-      Files.writeString(config, Peer.config(model, blockSize, port, metricsPort, workers));
+      if (peer == Peer.INFERA) {
+        config = Files.createTempFile("infera-peer-" + peer.wireName() + "-", ".yaml");
+        Files.writeString(config, Peer.config(model, blockSize, port, metricsPort, workers));
+      }
       ProcessBuilder pb =
           new ProcessBuilder(peer.command(bin, port, metricsPort, workers, config))
               .redirectErrorStream(true)
@@ -148,15 +161,33 @@ public final class PeerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new PeerUnavailable("cannot start " + peer.wireName() + ": " + e.getMessage());
     }
-    PeerProcess pp = new PeerProcess(peer, p, port, log, config);
-    pp.metricsPort = metricsPort;
+    return new PeerProcess(
+            peer,
+            p,
+            port,
+            metricsPort,
+            log,
+            null,
+            null,
+            config == null ? List.of() : List.of(config))
+        .ready(model);
+  }
+
+  /**
+   * Waits until the peer serves and warms it up; on failure stops it and says why, with the end of
+   * its engines' log when it brings its own.
+   */
+  private PeerProcess ready(String model) throws PeerUnavailable {
     try {
-      pp.awaitServing(model);
-      pp.warmUp(model);
-      return pp;
+      awaitServing(model);
+      warmUp(model);
+      return this;
     } catch (PeerUnavailable e) {
-      pp.close();
-      throw e;
+      String enginesTail = enginesLog == null ? null : PeerInstall.tail(enginesLog);
+      close();
+      throw enginesTail == null
+          ? e
+          : new PeerUnavailable(e.getMessage() + " (its engines: " + enginesTail + ")");
     }
   }
 
@@ -199,22 +230,16 @@ public final class PeerProcess implements AutoCloseable {
                       .build(),
                   HttpResponse.BodyHandlers.ofString())
               .body();
-      for (String line : text.split("\n")) {
-        for (String metric :
-            List.of("infera_tokenize_seconds", "infera_routing_decision_seconds")) {
-          for (String q : List.of("0.5", "0.99")) {
-            if (line.startsWith(metric + "{") && line.contains("quantile=\"" + q + "\"")) {
-              String v = line.substring(line.lastIndexOf(' ') + 1);
-              out.merge(
-                  metric + " p" + (q.equals("0.5") ? "50" : "99") + " ms",
-                  1000 * Double.parseDouble(v),
-                  Math::max);
-            }
-          }
+      List<String> stages = List.of("infera_tokenize_seconds", "infera_routing_decision_seconds");
+      for (PromText.Sample x :
+          PromText.parse(text, stages::contains, PromText.Limits.DEFAULTS).samples()) {
+        String q = x.label("quantile");
+        if ("0.5".equals(q) || "0.99".equals(q)) {
+          out.put(x.name() + (q.equals("0.5") ? " p50" : " p99") + " ms", 1000 * x.value());
         }
       }
-    } catch (IOException | RuntimeException e) {
-      out.put("unavailable: " + e.getClass().getSimpleName(), Double.NaN);
+    } catch (IOException e) {
+      out.put("unavailable: " + e.getMessage(), Double.NaN);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -381,8 +406,8 @@ public final class PeerProcess implements AutoCloseable {
   }
 
   /**
-   * Stops the peer (SIGTERM, then SIGKILL after 5 s) and its children; removes its log and
-   * configuration.
+   * Stops the peer (SIGTERM, then SIGKILL after 5 s) and its children; removes its temporary files
+   * (log, configuration, profile, discovery directory).
    */
   @Override
   public void close() {
@@ -392,18 +417,17 @@ public final class PeerProcess implements AutoCloseable {
       // the hook is running or has run
     }
     stopAll();
-    if (engines != null) {
-      try {
-        Files.deleteIfExists(enginesLog);
-      } catch (IOException ignored) {
-        // a temp file left behind
-      }
+    List<Path> files = new java.util.ArrayList<>(scratch);
+    files.add(log);
+    if (enginesLog != null) {
+      files.add(enginesLog);
     }
-    try {
-      Files.deleteIfExists(log);
-      Files.deleteIfExists(config);
-    } catch (IOException ignored) {
-      // a temp file left behind
+    for (Path f : files) {
+      try (Stream<Path> tree = Files.walk(f)) {
+        tree.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+      } catch (IOException | java.io.UncheckedIOException ignored) {
+        // a temporary file left behind
+      }
     }
   }
 

@@ -99,7 +99,8 @@ public final class BenchCommand implements Callable<Integer> {
               + " router run the same way (its own JVM, a 1 Gi router pod's memory). Every peer"
               + " is warmed up first with short requests until its CPU per request is steady. Live runs only; every arm then"
               + " sends chat requests. Same as --policies …,peer:NAME. A peer that cannot be"
-              + " installed or started is reported with its error and left out.")
+              + " installed is reported with its error and left out; one that fails to start stops"
+              + " the run with its error.")
   String peers;
 
   @Option(

@@ -62,16 +62,16 @@ public final class MatchResult {
     return rank;
   }
 
-  /** Best hits per worker, for every worker the index knows. */
-  public Map<WorkerId, Integer> byWorker() {
-    Map<WorkerId, Integer> out = new LinkedHashMap<>();
+  /** Best hits per worker (over its ranks), for every worker the index knows. */
+  public WorkerHits byWorker() {
+    WorkerHits.Builder out = new WorkerHits.Builder(sources.length);
     for (int s = 0; s < sources.length; s++) {
       SourceId id = sources[s];
       if (id != null) {
-        out.merge(id.worker(), hits[s], Math::max);
+        out.add(id.worker(), hits[s]);
       }
     }
-    return out;
+    return out.build();
   }
 
   /** Hits per source, for every source the index knows. */

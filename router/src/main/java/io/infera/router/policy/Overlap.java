@@ -1,6 +1,7 @@
 package io.infera.router.policy;
 
 import io.infera.router.kv.MatchResult;
+import io.infera.router.kv.WorkerHits;
 import io.infera.router.kv.WorkerId;
 import java.util.Map;
 
@@ -8,7 +9,7 @@ import java.util.Map;
  * A request's size in blocks and how many leading blocks each worker caches.
  *
  * @param requestBlocks full blocks in the request (0 for a prompt shorter than a block)
- * @param hits per worker; absent workers have 0
+ * @param hits per worker; absent workers have 0 (held as an immutable {@link WorkerHits})
  * @param images a multimodal request's image affinity, which replaces the text hits in the kv-aware
  *     cost; null for a text-only request
  */
@@ -18,7 +19,7 @@ public record Overlap(int requestBlocks, Map<WorkerId, Integer> hits, ImageOverl
     if (requestBlocks < 0) {
       throw new IllegalArgumentException("requestBlocks must be >= 0");
     }
-    hits = Map.copyOf(hits);
+    hits = WorkerHits.copyOf(hits);
   }
 
   /** A text-only request's overlap. */
@@ -46,6 +47,6 @@ public record Overlap(int requestBlocks, Map<WorkerId, Integer> hits, ImageOverl
   }
 
   public int hits(WorkerId id) {
-    return Math.min(requestBlocks, hits.getOrDefault(id, 0));
+    return Math.min(requestBlocks, ((WorkerHits) hits).hitsOf(id));
   }
 }

@@ -80,7 +80,12 @@ public final class Fleet {
   private final long breakerCooldownMs;
   private final long breakerMaxCooldownMs;
   private final LongSupplier clockMs;
-  private volatile Map<WorkerId, Member> members = Map.of();
+
+  // One snapshot: the members by id and in id order (sorted once per discovery change, not per
+  // pick).
+  private record View(Map<WorkerId, Member> byId, List<Member> sorted) {}
+
+  private volatile View view = new View(Map.of(), List.of());
   private volatile boolean synced;
 
   public Fleet(
@@ -100,6 +105,7 @@ public final class Fleet {
     List<WorkerInfo> added = new ArrayList<>();
     List<WorkerInfo> sorted = new ArrayList<>(snapshot);
     sorted.sort(Comparator.comparing(WorkerInfo::id));
+    Map<WorkerId, Member> members = view.byId();
     for (WorkerInfo w : sorted) {
       Member old = members.get(w.id());
       if (old == null) {
@@ -120,7 +126,7 @@ public final class Fleet {
         removed.add(id);
       }
     }
-    members = Map.copyOf(next);
+    view = new View(Map.copyOf(next), List.copyOf(next.values()));
     synced = true;
     return new Change(added, removed, sorted);
   }
@@ -131,16 +137,17 @@ public final class Fleet {
   }
 
   public Member member(WorkerId id) {
-    return members.get(id);
+    return view.byId().get(id);
   }
 
+  /** Every member in id order (an immutable snapshot). */
   public Collection<Member> members() {
-    return members.values().stream().sorted(Comparator.comparing(m -> m.info().id())).toList();
+    return view.sorted();
   }
 
   /** Marks a worker healthy or not (static backend health checks). */
   public void setHealthy(WorkerId id, boolean healthy) {
-    Member m = members.get(id);
+    Member m = view.byId().get(id);
     if (m != null) {
       m.healthy = healthy;
     }
@@ -170,7 +177,7 @@ public final class Fleet {
   /** Roles present among discovered workers (for "no worker in pool X" messages). */
   public Set<Role> roles() {
     Set<Role> out = new HashSet<>();
-    for (Member m : members.values()) {
+    for (Member m : view.sorted()) {
       out.add(m.info().role());
     }
     return out;

@@ -1,55 +1,103 @@
 package io.infera.router.policy;
 
-import io.infera.router.kv.LongLongMap;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * A multiset of block hashes that knows how many distinct ones it holds; not thread-safe. A booking
- * adds and its release removes a whole prompt's blocks at once (thousands), so the table is sized
- * once before the adds and shrunk once after the removals, not step by step.
+ * The distinct blocks of a worker's in-flight bookings; not thread-safe.
+ *
+ * <p>Every booking is a request's chain of router block hashes from its first block, and a block
+ * hash stands for its whole prefix (it is computed from its parent's), so two bookings that share a
+ * block share every block before it. The blocks held are then the nodes of the trie of the held
+ * chains, and their number is kept without touching every block: with the chains sorted
+ * lexicographically, distinct blocks = Σ lengths − Σ longest common prefixes of neighbours. A
+ * booking changes that sum at its place in the order only ({@code O(log n)} comparisons, each one
+ * vectorised {@link Arrays#mismatch}), instead of a hash-table insert per block (a 2,000-block
+ * prompt cost about 12 µs per pick that way). For arrays that are not hash chains the count is that
+ * of distinct prefixes, which is what a chain's blocks are.
  */
 final class BlockCounts {
 
-  private final LongLongMap counts = new LongLongMap();
-  // Blocks held counting repeats: a release of everything held empties the table in one step.
-  private long held;
+  private static final Comparator<long[]> LEXICOGRAPHIC = BlockCounts::compare;
 
+  // Each held chain, with how many bookings hold an equal one.
+  private final TreeMap<long[], Integer> chains = new TreeMap<>(LEXICOGRAPHIC);
+  private long distinct;
+
+  /** Holds one more booking of {@code blocks} (a chain from the request's first block). */
   void addAll(long[] blocks) {
-    held += blocks.length;
-    counts.ensureCapacity(counts.size() + blocks.length);
-    for (long b : blocks) {
-      counts.addTo(b, 1);
+    if (blocks.length == 0) {
+      return;
     }
+    Integer held = chains.get(blocks);
+    if (held != null) {
+      chains.put(blocks, held + 1); // an equal chain adds no block
+      return;
+    }
+    distinct += contribution(blocks);
+    chains.put(blocks, 1);
   }
 
   /**
-   * Removes one of each block: {@code blocks} is what one earlier {@link #addAll} was given (a
-   * booking's release); a block that is not held is ignored.
+   * Releases one booking of {@code blocks}: what one earlier {@link #addAll} was given (a booking's
+   * release); a chain that is not held is ignored.
    */
   void removeAll(long[] blocks) {
-    if (held == blocks.length) {
-      // Holding as many blocks as this booking has, this booking is all that is left (the common
-      // case of an idle worker): empty the table instead of removing entry by entry.
-      counts.clear();
-      held = 0;
+    if (blocks.length == 0) {
       return;
     }
-    for (long b : blocks) {
-      int slot = counts.find(b);
-      if (slot < 0) {
-        continue;
-      }
-      held--;
-      long v = counts.valueAt(slot) - 1;
-      if (v == 0) {
-        counts.removeAtKeepingCapacity(slot);
-      } else {
-        counts.setValueAt(slot, v);
-      }
+    Map.Entry<long[], Integer> e = chains.ceilingEntry(blocks);
+    if (e == null || compare(e.getKey(), blocks) != 0) {
+      return;
     }
-    counts.trim();
+    if (e.getValue() > 1) {
+      chains.put(e.getKey(), e.getValue() - 1);
+      return;
+    }
+    chains.remove(e.getKey());
+    distinct -= contribution(blocks);
   }
 
   long distinct() {
-    return counts.size();
+    return distinct;
+  }
+
+  /**
+   * The blocks {@code s} adds to the held chains without it: its length less what it shares with
+   * its neighbours in order, plus what they shared with each other (now counted through {@code s}).
+   */
+  private long contribution(long[] s) {
+    long[] lower = chains.lowerKey(s);
+    long[] higher = chains.higherKey(s);
+    long c = s.length;
+    if (lower != null) {
+      c -= commonPrefix(lower, s);
+    }
+    if (higher != null) {
+      c -= commonPrefix(s, higher);
+    }
+    if (lower != null && higher != null) {
+      c += commonPrefix(lower, higher);
+    }
+    return c;
+  }
+
+  private static int commonPrefix(long[] a, long[] b) {
+    int m = Arrays.mismatch(a, b);
+    return m < 0 ? a.length : m;
+  }
+
+  /** Lexicographic: by the first differing block, a chain before its extensions. */
+  private static int compare(long[] a, long[] b) {
+    int m = Arrays.mismatch(a, b);
+    if (m < 0) {
+      return 0;
+    }
+    if (m == a.length || m == b.length) {
+      return Integer.compare(a.length, b.length);
+    }
+    return Long.compare(a[m], b[m]);
   }
 }

@@ -10,11 +10,14 @@ import java.util.Iterator;
  * epochRequests} at the grid point above the current weight and the one below, in the order up,
  * down, down, up (then down, up, up, down), so a trend in the traffic during a round cancels out. A
  * round's verdict is the relative difference of the two probes' time to first token per requested
- * block. Hysteresis: the weight moves one grid step toward the better probe only when the last two
- * rounds agree by at least 5 % each (noise, or a workload where the weight does not matter, leaves
- * it where it is; alternating verdicts never flap it). A move discards the evidence and the rounds
- * in progress, so a shift in the workload is followed within two rounds. Thread-safe: every method
- * is short and synchronized.
+ * block. Hysteresis: the verdicts since the last move (the last {@value #MAX_EVIDENCE_ROUNDS} at
+ * most) are evidence, and the weight moves one grid step toward the better probe only when there
+ * are at least {@value #CONFIRM_ROUNDS} and their mean is both at least 5 % and {@value
+ * #SIGNIFICANCE} standard errors from zero (noise, or a workload where the weight does not matter,
+ * leaves it where it is; alternating verdicts never flap it; verdicts that agree only in sign but
+ * scatter widely wait for more rounds). A move discards the evidence and the rounds in progress, so
+ * a shift in the workload is followed within a few rounds. Thread-safe: every method is short and
+ * synchronized.
  */
 public final class WeightTuner {
 
@@ -25,11 +28,25 @@ public final class WeightTuner {
    */
   static final double STEP_LOG2 = 1.0;
 
-  /** Rounds in a row that must agree before the weight moves. */
+  /** Fewest rounds of evidence before the weight may move. */
   static final int CONFIRM_ROUNDS = 2;
 
-  /** Smallest relative difference between the probes that counts as a verdict. */
+  /**
+   * Most rounds of evidence kept (the latest): old rounds leave, so a drift in the traffic since
+   * the last move is not averaged away.
+   */
+  static final int MAX_EVIDENCE_ROUNDS = 8;
+
+  /** Smallest mean relative difference between the probes that moves the weight. */
   static final double MIN_EFFECT = 0.05;
+
+  /**
+   * How many standard errors the evidence's mean must be from zero to move the weight. Round
+   * verdicts on real traffic scatter by tens of percent (one slow epoch dominates a round), and two
+   * rounds that merely agree in sign moved the weight back and forth on a conversation trace where
+   * 4 to 32 are within a few percent of each other (docs/routing.md, "Self-tuning overlap weight").
+   */
+  static final double SIGNIFICANCE = 2.0;
 
   /** Rounds still waiting for reports beyond which the oldest is given up. */
   static final int MAX_PENDING_ROUNDS = 4;
@@ -204,19 +221,25 @@ public final class WeightTuner {
     double d = up + down <= 0 ? 0 : (up - down) / ((up + down) / 2);
     lastDifference = d;
     evidence.addLast(d);
-    while (evidence.size() > CONFIRM_ROUNDS) {
+    while (evidence.size() > MAX_EVIDENCE_ROUNDS) {
       evidence.removeFirst();
     }
     if (evidence.size() < CONFIRM_ROUNDS) {
       return Verdict.HOLD;
     }
-    boolean upWorse = true;
-    boolean upBetter = true;
+    int n = evidence.size();
+    double sum = 0;
     for (double e : evidence) {
-      upWorse &= e >= MIN_EFFECT;
-      upBetter &= e <= -MIN_EFFECT;
+      sum += e;
     }
-    int target = upBetter ? clamp(center + 1) : upWorse ? clamp(center - 1) : center;
+    double mean = sum / n;
+    double squares = 0;
+    for (double e : evidence) {
+      squares += (e - mean) * (e - mean);
+    }
+    double standardError = Math.sqrt(squares / (n - 1) / n);
+    boolean moves = Math.abs(mean) >= MIN_EFFECT && Math.abs(mean) >= SIGNIFICANCE * standardError;
+    int target = !moves ? center : mean < 0 ? clamp(center + 1) : clamp(center - 1);
     if (target == center) {
       return Verdict.HOLD;
     }

@@ -126,8 +126,8 @@ class WeightTunerTest {
 
   @Test
   void noiseAloneRarelyMovesIt() {
-    // Hysteresis: two rounds in a row must agree by 5 %, so pure noise of ±3 % per request
-    // (about ±0.5 % per round) leaves the weight where it is.
+    // Hysteresis: the evidence's mean must be 5 % and two standard errors from zero, so pure noise
+    // of ±3 % per request (about ±0.5 % per round) leaves the weight where it is.
     WeightTuner t = new WeightTuner(DEFAULTS);
     drive(t, 20_000, w -> 10, 0.03, 3, new Random(11), seen());
     assertThat(t.verdicts(WeightTuner.Verdict.UP) + t.verdicts(WeightTuner.Verdict.DOWN)).isZero();
@@ -153,7 +153,7 @@ class WeightTunerTest {
   }
 
   @Test
-  void aMoveTakesTwoAgreeingRoundsInARow() {
+  void aMoveTakesAtLeastTwoAgreeingRounds() {
     WeightTuner t = new WeightTuner(new TunerConfig(0.25, 32, 1, 4));
     round(t, 8, 10); // up is 22 % faster: one round is not enough
     assertThat(t.centerWeight()).isEqualTo(1.0);
@@ -171,6 +171,32 @@ class WeightTunerTest {
     assertThat(t.verdicts(WeightTuner.Verdict.UP)).isEqualTo(2);
     assertThat(t.verdicts(WeightTuner.Verdict.DOWN)).isEqualTo(1);
     assertThat(t.verdicts(WeightTuner.Verdict.HOLD)).isEqualTo(5);
+  }
+
+  @Test
+  void verdictsThatAgreeOnlyInSignWaitForMoreRounds() {
+    WeightTuner t = new WeightTuner(new TunerConfig(0.25, 32, 1, 4));
+    round(t, 5, 10); // up 67 % faster
+    round(t, 9.4, 10); // up 6 % faster: the same sign, but the mean is not 2 standard errors out
+    assertThat(t.centerWeight()).isEqualTo(1.0);
+    assertThat(t.verdicts(WeightTuner.Verdict.HOLD)).isEqualTo(2);
+    round(t, 7, 10); // a third round near their mean: the mean is now significant, and it moves
+    assertThat(t.centerWeight()).isEqualTo(2.0);
+  }
+
+  @Test
+  void evidenceOlderThanTheWindowIsForgotten() {
+    WeightTuner t = new WeightTuner(new TunerConfig(0.25, 32, 1, 4));
+    // Alternating strong verdicts hold; a run of the same verdict moves the weight once the
+    // alternating ones have left the window of the last rounds.
+    for (int i = 0; i < 8; i++) {
+      round(t, i % 2 == 0 ? 5 : 10, i % 2 == 0 ? 10 : 5);
+    }
+    assertThat(t.centerWeight()).isEqualTo(1.0);
+    for (int i = 0; i < WeightTuner.MAX_EVIDENCE_ROUNDS && t.centerWeight() == 1.0; i++) {
+      round(t, 10, 8);
+    }
+    assertThat(t.centerWeight()).isEqualTo(0.5);
   }
 
   @Test

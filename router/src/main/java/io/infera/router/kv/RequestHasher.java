@@ -10,11 +10,21 @@ import java.util.Arrays;
 public final class RequestHasher {
 
   private final BlockHasher base;
+  private final ChainMemo memo;
   // One hasher per other size seen so far; sizes come and go rarely, so a linear scan is enough.
   private BlockHasher[] others = new BlockHasher[0];
 
   public RequestHasher(int pageSize) {
+    this(pageSize, null);
+  }
+
+  /**
+   * @param memo page-size chains shared by every thread's hasher (null: every prompt is hashed in
+   *     full)
+   */
+  public RequestHasher(int pageSize, ChainMemo memo) {
     this.base = new BlockHasher(pageSize);
+    this.memo = memo;
   }
 
   public int pageSize() {
@@ -28,7 +38,21 @@ public final class RequestHasher {
    *     size itself is skipped)
    */
   public RequestHashes hash(int[] tokens, long firstParent, int[] otherSizes) {
-    long[] chain = base.requestHashes(tokens, firstParent);
+    return hash(tokens, firstParent, otherSizes, null, 0);
+  }
+
+  /**
+   * The request's chains, the page-size one reusing the remembered chain of {@code reusedFrom} for
+   * the blocks within its first {@code reusedTokens} ids, which {@code tokens} starts with (a copy:
+   * {@link io.infera.router.tokenize.Tokenized#reusedFrom}). The page-size chain is then remembered
+   * for {@code tokens}, which must not be modified afterwards.
+   *
+   * @param reusedFrom the earlier prompt's ids, or null
+   * @param reusedTokens how many leading ids of {@code tokens} equal those of {@code reusedFrom}
+   */
+  public RequestHashes hash(
+      int[] tokens, long firstParent, int[] otherSizes, int[] reusedFrom, int reusedTokens) {
+    long[] chain = baseChain(tokens, firstParent, reusedFrom, reusedTokens);
     if (otherSizes.length == 0) {
       return RequestHashes.of(chain);
     }
@@ -47,6 +71,26 @@ public final class RequestHasher {
       chains = Arrays.copyOf(chains, n);
     }
     return RequestHashes.of(chain, sizes, chains);
+  }
+
+  private long[] baseChain(int[] tokens, long firstParent, int[] reusedFrom, int reusedTokens) {
+    if (memo == null) {
+      return base.requestHashes(tokens, firstParent);
+    }
+    int page = base.pageSize();
+    long[] chain = new long[tokens.length / page];
+    long[] known = reusedFrom == null ? null : memo.chainOf(reusedFrom, firstParent);
+    int reused = 0;
+    if (known != null) {
+      int shared = Math.min(Math.max(0, reusedTokens), Math.min(tokens.length, reusedFrom.length));
+      reused = Math.min(shared / page, Math.min(known.length, chain.length));
+      System.arraycopy(known, 0, chain, 0, reused);
+    }
+    long parent = reused == 0 ? firstParent : chain[reused - 1];
+    base.hashChain(tokens, reused * page, tokens.length, parent, chain, reused);
+    memo.counted(reused, chain.length - reused);
+    memo.remember(tokens, firstParent, chain);
+    return chain;
   }
 
   private BlockHasher hasher(int size) {

@@ -4,6 +4,7 @@ import io.infera.router.config.RouterConfig;
 import io.infera.router.json.Json;
 import io.infera.router.json.JsonException;
 import io.infera.router.kv.BlockHasher;
+import io.infera.router.kv.ChainMemo;
 import io.infera.router.kv.RequestHasher;
 import io.infera.router.kv.RequestHashes;
 import io.infera.router.policy.InputTokens;
@@ -236,6 +237,8 @@ public final class RequestAnalyzer {
   private final Supplier<PromptTokenizer> tokenizer;
   private final RoutingMetrics metrics;
   private final ThreadLocal<RequestHasher> hasher;
+  // Page-size chains of recent prompts, reused for the prefix the tokenizer reused.
+  private final ChainMemo chains = new ChainMemo();
   private final Supplier<int[]> otherBlockSizes;
 
   /** An analyzer for a fleet that uses only the configured page size. */
@@ -270,7 +273,12 @@ public final class RequestAnalyzer {
     this.tokenizer = tokenizer;
     this.metrics = metrics;
     this.otherBlockSizes = otherBlockSizes;
-    this.hasher = ThreadLocal.withInitial(() -> new RequestHasher(config.pageSize()));
+    this.hasher = ThreadLocal.withInitial(() -> new RequestHasher(config.pageSize(), chains));
+  }
+
+  /** The shared chain memo (its reuse counts). */
+  public ChainMemo chains() {
+    return chains;
   }
 
   /** Hashes engine-provided token ids for a request (engine mode), at every block size in use. */
@@ -401,8 +409,17 @@ public final class RequestAnalyzer {
       try {
         Optional<Tokenized> t = tokenizer.tokenize(prompt);
         if (t.isPresent()) {
-          tokens = t.get().ids().length;
-          hashes = hash(t.get().ids(), firstParent);
+          Tokenized tk = t.get();
+          tokens = tk.ids().length;
+          hashes =
+              hasher
+                  .get()
+                  .hash(
+                      tk.ids(),
+                      firstParent,
+                      otherBlockSizes.get(),
+                      tk.reusedFrom(),
+                      tk.reusedTokens());
         } else {
           failure = "batch";
         }

@@ -30,8 +30,11 @@ final class PrefixCache {
 
   private record Ref(Stored stored, int tokens) {}
 
-  /** A reusable prefix: the first {@code chars} chars of the text encode to {@code ids}. */
-  record Hit(int chars, int[] ids) {}
+  /**
+   * A reusable prefix: the first {@code chars} chars of the text encode to {@code ids}, a copy of
+   * the first ids of {@code source} (the stored encoding they came from, never to be modified).
+   */
+  record Hit(int chars, int[] ids, int[] source) {}
 
   /** Boundaries of one text: char positions, cumulative hashes, added-token ordinals. */
   record Scan(int[] positions, long[] hashA, long[] hashB, int[] ordinals, int addedTokens) {}
@@ -115,7 +118,8 @@ final class PrefixCache {
       if (ref != null) {
         lru.get(ref.stored());
         hits++;
-        return new Hit(scan.positions()[k], Arrays.copyOf(ref.stored().ids(), ref.tokens()));
+        int[] source = ref.stored().ids();
+        return new Hit(scan.positions()[k], Arrays.copyOf(source, ref.tokens()), source);
       }
     }
     misses++;

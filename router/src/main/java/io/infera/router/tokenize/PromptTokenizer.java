@@ -166,7 +166,7 @@ public final class PromptTokenizer implements AutoCloseable {
     String text = render(input);
     long t1 = System.nanoTime();
     Tokenized t = encodeRenderedText(text);
-    return new Tokenized(t.ids(), text, t.reusedTokens(), t1 - t0, t.encodeNanos());
+    return new Tokenized(t.ids(), text, t.reusedTokens(), t1 - t0, t.encodeNanos(), t.reusedFrom());
   }
 
   /** Request templates compiled lately, by source (a client usually sends the same one). */
@@ -199,7 +199,8 @@ public final class PromptTokenizer implements AutoCloseable {
     String text = t.render(input, options.clock(), templateBudget);
     long t1 = System.nanoTime();
     Tokenized enc = encodeRenderedText(text);
-    return new Tokenized(enc.ids(), text, enc.reusedTokens(), t1 - t0, enc.encodeNanos());
+    return new Tokenized(
+        enc.ids(), text, enc.reusedTokens(), t1 - t0, enc.encodeNanos(), enc.reusedFrom());
   }
 
   /**
@@ -211,6 +212,7 @@ public final class PromptTokenizer implements AutoCloseable {
     checkBudget(text.length());
     int[] ids;
     int reused = 0;
+    int[] reusedFrom = null;
     if (cache == null) {
       ids = tokenizer.encode(text, false, options.maxPieceChars());
     } else {
@@ -223,11 +225,12 @@ public final class PromptTokenizer implements AutoCloseable {
         ids = Arrays.copyOf(hit.ids(), hit.ids().length + rest.length);
         System.arraycopy(rest, 0, ids, hit.ids().length, rest.length);
         reused = hit.ids().length;
+        reusedFrom = hit.source();
       }
       cache.remember(scan, ids);
     }
     long t2 = System.nanoTime();
-    return new Tokenized(ids, text, reused, 0, t2 - t1);
+    return new Tokenized(ids, text, reused, 0, t2 - t1, reusedFrom);
   }
 
   /** The budget: {@code chars} of text may be tokenized, else {@link TokenizeBudgetException}. */

@@ -4,6 +4,7 @@ import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.TokenizerMode;
 import io.infera.operator.desired.RenderInputs.PoolSettings;
 import io.infera.operator.desired.RenderInputs.RouterSettings;
+import io.infera.operator.desired.RenderInputs.SessionAffinitySettings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -80,10 +81,31 @@ public final class DesiredRouterConfig {
 
     Map<String, Object> policy = new LinkedHashMap<>();
     policy.put("name", r.policy().value());
+    putIfNotEmpty(policy, "sessionAffinity", sessionAffinity(r.sessionAffinity()));
     // Unset, the router tunes the weight online (a weight written here would mean a fixed one).
     putIfSet(policy, "overlapWeight", r.overlapWeight(), null);
     putIfSet(policy, "prefillOverlapWeight", r.prefillOverlapWeight(), null);
     putIfSet(policy, "decodeOverlapWeight", r.decodeOverlapWeight(), null);
+    // Added after the previous release: written only when set and not the router's default.
+    putIfSet(
+        policy,
+        "decodeInputDemand",
+        r.decodeInputDemand() == null ? null : r.decodeInputDemand().value(),
+        "off");
+    // + 0.0: a -0.0 is the default too.
+    putIfSet(
+        policy,
+        "decodeRequestWeight",
+        r.decodeRequestWeight() == null ? null : r.decodeRequestWeight() + 0.0,
+        0.0);
+    putIfSet(
+        policy,
+        "prefillGuardRelease",
+        r.prefillGuardRelease() == null ? null : r.prefillGuardRelease().value(),
+        "decode");
+    Map<String, Object> multimodal = new LinkedHashMap<>();
+    putIfSet(multimodal, "affinityEntries", r.multimodalAffinityEntries(), 1024);
+    putIfNotEmpty(policy, "multimodal", multimodal);
     doc.put("policy", policy);
 
     Map<String, Object> nats = new LinkedHashMap<>();
@@ -137,6 +159,29 @@ public final class DesiredRouterConfig {
     // admin.tokenFile (the mounted ADMIN_TOKEN_PATH) would make a previous router, which refuses
     // unknown keys, exit (docs/operations.md, "Admin port").
     return doc;
+  }
+
+  /**
+   * {@code policy.sessionAffinity}: the keys the resource sets to other than the router's defaults
+   * (SessionAffinityConfig.DEFAULTS), in the order of docs/contracts.md.
+   */
+  private static Map<String, Object> sessionAffinity(SessionAffinitySettings s) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    putIfSet(out, "mode", s.mode() == null ? null : s.mode().value(), "off");
+    // An empty header is not the default: it turns the header source off.
+    putIfSet(out, "header", s.header(), "x-session-id");
+    putIfSet(out, "maxSessions", s.maxSessions(), 100_000);
+    putIfSet(out, "ttlMs", s.ttlMs(), 1_800_000L);
+    putIfSet(out, "maxKeyBytes", s.maxKeyBytes(), 256);
+    return out;
+  }
+
+  /** Writes a section only when it holds a key. */
+  private static void putIfNotEmpty(
+      Map<String, Object> parent, String key, Map<String, Object> section) {
+    if (!section.isEmpty()) {
+      parent.put(key, section);
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.infera.operator.api.v1alpha1.ComputeResources;
+import io.infera.operator.api.v1alpha1.DecodeInputDemand;
 import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
@@ -23,9 +24,12 @@ import io.infera.operator.api.v1alpha1.NetworkPolicySpec.ScraperSpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.PoolSpec;
+import io.infera.operator.api.v1alpha1.PrefillGuardRelease;
 import io.infera.operator.api.v1alpha1.RouterPolicy;
 import io.infera.operator.api.v1alpha1.RouterSpec;
 import io.infera.operator.api.v1alpha1.SecretKeyRef;
+import io.infera.operator.api.v1alpha1.SessionAffinityMode;
+import io.infera.operator.api.v1alpha1.SessionAffinitySpec;
 import io.infera.operator.api.v1alpha1.TokenizerDownload;
 import io.infera.operator.api.v1alpha1.TokenizerMode;
 import io.infera.operator.api.v1alpha1.TokenizerSpec;
@@ -90,6 +94,12 @@ public record RenderInputs(
    * The router and its RouterConfig settings. Quantities are never null.
    *
    * @param overlapWeight the fixed weight, or null: the router tunes it (with no per-role weight)
+   * @param decodeInputDemand RouterConfig {@code policy.decodeInputDemand}, or null (unset: the
+   *     router's default)
+   * @param decodeRequestWeight {@code policy.decodeRequestWeight}, or null
+   * @param prefillGuardRelease {@code policy.prefillGuardRelease}, or null
+   * @param sessionAffinity {@code policy.sessionAffinity.*} (never null; its fields may be)
+   * @param multimodalAffinityEntries {@code policy.multimodal.affinityEntries}, or null
    * @param indexMaxBlocks RouterConfig {@code index.maxBlocks}, or null for the router's default
    */
   public record RouterSettings(
@@ -99,10 +109,45 @@ public record RenderInputs(
       Double overlapWeight,
       Double prefillOverlapWeight,
       Double decodeOverlapWeight,
+      DecodeInputDemand decodeInputDemand,
+      Double decodeRequestWeight,
+      PrefillGuardRelease prefillGuardRelease,
+      SessionAffinitySettings sessionAffinity,
+      Integer multimodalAffinityEntries,
       TokenizerSettings tokenizer,
       Long indexMaxBlocks,
       Quantity cpu,
-      Quantity memory) {}
+      Quantity memory) {
+
+    public RouterSettings {
+      Objects.requireNonNull(sessionAffinity, "sessionAffinity");
+    }
+  }
+
+  /**
+   * RouterConfig {@code policy.sessionAffinity.*} as the resource sets them: each null when unset
+   * (the router's default applies).
+   *
+   * @param header the session header; empty turns the header source off
+   */
+  public record SessionAffinitySettings(
+      SessionAffinityMode mode,
+      String header,
+      Integer maxSessions,
+      Long ttlMs,
+      Integer maxKeyBytes) {
+
+    /** Nothing set. */
+    public static final SessionAffinitySettings UNSET =
+        new SessionAffinitySettings(null, null, null, null, null);
+
+    static SessionAffinitySettings of(SessionAffinitySpec s) {
+      return s == null
+          ? UNSET
+          : new SessionAffinitySettings(
+              s.getMode(), s.getHeader(), s.getMaxSessions(), s.getTtlMs(), s.getMaxKeyBytes());
+    }
+  }
 
   /**
    * @param source a path or hub id (null with mode engine)
@@ -334,6 +379,11 @@ public record RenderInputs(
         r.getOverlapWeight(),
         r.getPrefillOverlapWeight(),
         r.getDecodeOverlapWeight(),
+        r.getDecodeInputDemand(),
+        r.getDecodeRequestWeight(),
+        r.getPrefillGuardRelease(),
+        SessionAffinitySettings.of(r.getSessionAffinity()),
+        r.getMultimodal() == null ? null : r.getMultimodal().getAffinityEntries(),
         tok,
         maxBlocks,
         copy(res.getCpu(), Defaults.ROUTER_CPU),

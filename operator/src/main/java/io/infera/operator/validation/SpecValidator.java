@@ -4,10 +4,12 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.infera.operator.api.v1alpha1.ComputeResources;
+import io.infera.operator.api.v1alpha1.DecodeInputDemand;
 import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.InferaDeploymentSpec;
 import io.infera.operator.api.v1alpha1.KvTransferRole;
+import io.infera.operator.api.v1alpha1.MultimodalSpec;
 import io.infera.operator.api.v1alpha1.NatsAuthSpec;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.NatsSpec;
@@ -16,9 +18,11 @@ import io.infera.operator.api.v1alpha1.NetworkPolicySpec;
 import io.infera.operator.api.v1alpha1.PoolResources;
 import io.infera.operator.api.v1alpha1.PoolRole;
 import io.infera.operator.api.v1alpha1.PoolSpec;
+import io.infera.operator.api.v1alpha1.RouterPolicy;
 import io.infera.operator.api.v1alpha1.RouterSpec;
 import io.infera.operator.api.v1alpha1.Rules;
 import io.infera.operator.api.v1alpha1.SecretKeyRef;
+import io.infera.operator.api.v1alpha1.SessionAffinitySpec;
 import io.infera.operator.api.v1alpha1.TokenizerCache;
 import io.infera.operator.api.v1alpha1.TokenizerDownload;
 import io.infera.operator.api.v1alpha1.TokenizerMode;
@@ -55,6 +59,7 @@ public final class SpecValidator {
   private static final Pattern SECRET_KEY = Pattern.compile(Rules.SECRET_KEY_PATTERN);
   private static final Pattern NATS_USER = Pattern.compile(Rules.NATS_USER_PATTERN);
   private static final Pattern HUB_ENDPOINT = Pattern.compile(Rules.HUB_ENDPOINT_PATTERN);
+  private static final Pattern SESSION_HEADER = Pattern.compile(Rules.SESSION_HEADER_PATTERN);
 
   /** The longest suffix the operator appends to the resource name for a Service. */
   private static final String LONGEST_FIXED_SUFFIX = "-router";
@@ -230,6 +235,16 @@ public final class SpecValidator {
     weight("spec.router.overlapWeight", r.getOverlapWeight());
     weight("spec.router.prefillOverlapWeight", r.getPrefillOverlapWeight());
     weight("spec.router.decodeOverlapWeight", r.getDecodeOverlapWeight());
+    decodeDemand(r);
+    sessionAffinity(r.getSessionAffinity());
+    MultimodalSpec m = r.getMultimodal();
+    if (m != null) {
+      range(
+          "spec.router.multimodal.affinityEntries",
+          m.getAffinityEntries(),
+          1,
+          Rules.MAX_MULTIMODAL_AFFINITY_ENTRIES);
+    }
     TokenizerSpec t = r.getTokenizer();
     if (t != null) {
       nonBlankIfSet("spec.router.tokenizer.path", t.getPath());
@@ -250,6 +265,65 @@ public final class SpecValidator {
             "spec.router.index.maxBlocks",
             "must be in [1, " + Rules.MAX_INDEX_BLOCKS + "], got " + max);
       }
+    }
+  }
+
+  /** The rules of the router's ConfigLoader for {@code policy.decodeInputDemand} and its weight. */
+  private void decodeDemand(RouterSpec r) {
+    DecodeInputDemand demand = r.getDecodeInputDemand();
+    boolean books = demand != null && demand != DecodeInputDemand.OFF;
+    RouterPolicy policy = r.getPolicy() == null ? RouterPolicy.KV_AWARE : r.getPolicy();
+    if (books && policy != RouterPolicy.KV_AWARE) {
+      add(
+          "spec.router",
+          Rules.DECODE_INPUT_DEMAND_KV_AWARE_MESSAGE
+              + " (decodeInputDemand "
+              + demand.value()
+              + ", policy "
+              + policy.value()
+              + ")");
+    }
+    Double w = r.getDecodeRequestWeight();
+    if (w == null) {
+      return;
+    }
+    if (!Double.isFinite(w) || w < 0 || w > Rules.MAX_DECODE_REQUEST_WEIGHT) {
+      add("spec.router.decodeRequestWeight", "must be a finite number in [0, 1e9], got " + w);
+    } else if (w > 0 && !books) {
+      add(
+          "spec.router",
+          Rules.DECODE_REQUEST_WEIGHT_NEEDS_DEMAND_MESSAGE
+              + " (decodeRequestWeight "
+              + w
+              + ", decodeInputDemand "
+              + (demand == null ? "unset: off" : demand.value())
+              + ")");
+    }
+  }
+
+  /** The bounds of the router's SessionAffinityConfig. */
+  private void sessionAffinity(SessionAffinitySpec s) {
+    if (s == null) {
+      return;
+    }
+    String f = "spec.router.sessionAffinity";
+    pattern(
+        f + ".header",
+        s.getHeader(),
+        SESSION_HEADER,
+        "an HTTP header name (letters, digits, '-' and !#$%&'*+.^_`|~, at most 128), or empty");
+    range(f + ".maxSessions", s.getMaxSessions(), 1, Rules.MAX_SESSION_AFFINITY_SESSIONS);
+    range(
+        f + ".ttlMs",
+        s.getTtlMs(),
+        Rules.MIN_SESSION_AFFINITY_TTL_MS,
+        Rules.MAX_SESSION_AFFINITY_TTL_MS);
+    range(f + ".maxKeyBytes", s.getMaxKeyBytes(), 1, Rules.MAX_SESSION_AFFINITY_KEY_BYTES);
+  }
+
+  private void range(String f, Number v, long min, long max) {
+    if (v != null && (v.longValue() < min || v.longValue() > max)) {
+      add(f, "must be in [" + min + ", " + max + "], got " + v);
     }
   }
 

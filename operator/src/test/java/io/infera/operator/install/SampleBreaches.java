@@ -277,7 +277,18 @@ public final class SampleBreaches {
         new CelBreach(
             Rules.ATOM_LOCAL_TOKENIZER_MESSAGE,
             "atom-pd.yaml",
-            s -> InstallFiles.map(spec(s), "router").remove("tokenizer")));
+            s -> InstallFiles.map(spec(s), "router").remove("tokenizer")),
+        new CelBreach(
+            Rules.DECODE_INPUT_DEMAND_KV_AWARE_MESSAGE,
+            "vllm-pd.yaml",
+            s -> {
+              InstallFiles.map(spec(s), "router").put("policy", "least-loaded");
+              InstallFiles.map(spec(s), "router").put("decodeInputDemand", "shadow");
+            }),
+        new CelBreach(
+            Rules.DECODE_REQUEST_WEIGHT_NEEDS_DEMAND_MESSAGE,
+            "vllm-pd.yaml",
+            s -> InstallFiles.map(spec(s), "router").put("decodeRequestWeight", 64.0)));
   }
 
   /**

@@ -5,14 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.infera.operator.api.v1alpha1.DecodeInputDemand;
 import io.infera.operator.api.v1alpha1.Engine;
 import io.infera.operator.api.v1alpha1.InferaDeployment;
 import io.infera.operator.api.v1alpha1.KvTransferRole;
+import io.infera.operator.api.v1alpha1.MultimodalSpec;
 import io.infera.operator.api.v1alpha1.NatsAuthSpec;
 import io.infera.operator.api.v1alpha1.NatsDeploySpec;
 import io.infera.operator.api.v1alpha1.PoolRole;
+import io.infera.operator.api.v1alpha1.PrefillGuardRelease;
+import io.infera.operator.api.v1alpha1.RouterPolicy;
 import io.infera.operator.api.v1alpha1.Rules;
 import io.infera.operator.api.v1alpha1.SecretKeyRef;
+import io.infera.operator.api.v1alpha1.SessionAffinityMode;
+import io.infera.operator.api.v1alpha1.SessionAffinitySpec;
 import io.infera.operator.api.v1alpha1.TokenizerCache;
 import io.infera.operator.api.v1alpha1.TokenizerDownload;
 import io.infera.operator.api.v1alpha1.TokenizerMode;
@@ -397,6 +403,109 @@ class SpecValidatorTest {
             "spec.router.decodeOverlapWeight",
             "finite"),
         new Case(
+            "decode input demand on with least-loaded",
+            i -> {
+              i.getSpec().getRouter().setPolicy(RouterPolicy.LEAST_LOADED);
+              i.getSpec().getRouter().setDecodeInputDemand(DecodeInputDemand.ON);
+            },
+            "spec.router",
+            Rules.DECODE_INPUT_DEMAND_KV_AWARE_MESSAGE),
+        new Case(
+            "decode input demand shadow with approx-prefix",
+            i -> {
+              i.getSpec().getRouter().setPolicy(RouterPolicy.APPROX_PREFIX);
+              i.getSpec().getRouter().setDecodeInputDemand(DecodeInputDemand.SHADOW);
+            },
+            "spec.router",
+            "(decodeInputDemand shadow, policy approx-prefix)"),
+        new Case(
+            "decode request weight without decode input demand",
+            i -> i.getSpec().getRouter().setDecodeRequestWeight(64.0),
+            "spec.router",
+            Rules.DECODE_REQUEST_WEIGHT_NEEDS_DEMAND_MESSAGE),
+        new Case(
+            "decode request weight with decode input demand off",
+            i -> {
+              i.getSpec().getRouter().setDecodeInputDemand(DecodeInputDemand.OFF);
+              i.getSpec().getRouter().setDecodeRequestWeight(0.5);
+            },
+            "spec.router",
+            "(decodeRequestWeight 0.5, decodeInputDemand off)"),
+        new Case(
+            "negative decode request weight",
+            i -> {
+              i.getSpec().getRouter().setDecodeInputDemand(DecodeInputDemand.ON);
+              i.getSpec().getRouter().setDecodeRequestWeight(-0.5);
+            },
+            "spec.router.decodeRequestWeight",
+            "[0, 1e9]"),
+        new Case(
+            "decode request weight past 1e9",
+            i -> {
+              i.getSpec().getRouter().setDecodeInputDemand(DecodeInputDemand.ON);
+              i.getSpec().getRouter().setDecodeRequestWeight(1e9 + 1);
+            },
+            "spec.router.decodeRequestWeight",
+            "[0, 1e9]"),
+        new Case(
+            "NaN decode request weight",
+            i -> {
+              i.getSpec().getRouter().setDecodeInputDemand(DecodeInputDemand.SHADOW);
+              i.getSpec().getRouter().setDecodeRequestWeight(Double.NaN);
+            },
+            "spec.router.decodeRequestWeight",
+            "finite"),
+        new Case(
+            "session header with a space",
+            i -> affinity(i).setHeader("x session"),
+            "spec.router.sessionAffinity.header",
+            "an HTTP header name"),
+        new Case(
+            "session header of 129 characters",
+            i -> affinity(i).setHeader("x".repeat(129)),
+            "spec.router.sessionAffinity.header",
+            "at most 128"),
+        new Case(
+            "zero max sessions",
+            i -> affinity(i).setMaxSessions(0),
+            "spec.router.sessionAffinity.maxSessions",
+            "[1, 10000000], got 0"),
+        new Case(
+            "max sessions past 10000000",
+            i -> affinity(i).setMaxSessions(10_000_001),
+            "spec.router.sessionAffinity.maxSessions",
+            "got 10000001"),
+        new Case(
+            "ttl under a second",
+            i -> affinity(i).setTtlMs(999L),
+            "spec.router.sessionAffinity.ttlMs",
+            "[1000, 604800000], got 999"),
+        new Case(
+            "ttl past 7 days",
+            i -> affinity(i).setTtlMs(604_800_001L),
+            "spec.router.sessionAffinity.ttlMs",
+            "got 604800001"),
+        new Case(
+            "zero max key bytes",
+            i -> affinity(i).setMaxKeyBytes(0),
+            "spec.router.sessionAffinity.maxKeyBytes",
+            "[1, 4096], got 0"),
+        new Case(
+            "max key bytes past 4096",
+            i -> affinity(i).setMaxKeyBytes(4097),
+            "spec.router.sessionAffinity.maxKeyBytes",
+            "got 4097"),
+        new Case(
+            "zero image affinity entries",
+            i -> multimodal(i).setAffinityEntries(0),
+            "spec.router.multimodal.affinityEntries",
+            "[1, 1000000], got 0"),
+        new Case(
+            "image affinity entries past 1000000",
+            i -> multimodal(i).setAffinityEntries(1_000_001),
+            "spec.router.multimodal.affinityEntries",
+            "got 1000001"),
+        new Case(
             "nats url scheme",
             i -> i.getSpec().getNats().setUrl("http://nats:4222"),
             "spec.nats.url",
@@ -449,6 +558,61 @@ class SpecValidatorTest {
             i -> i.getMetadata().setNamespace("Team_A"),
             "metadata.namespace",
             "DNS-1123"));
+  }
+
+  private static SessionAffinitySpec affinity(InferaDeployment i) {
+    if (i.getSpec().getRouter().getSessionAffinity() == null) {
+      i.getSpec().getRouter().setSessionAffinity(new SessionAffinitySpec());
+    }
+    return i.getSpec().getRouter().getSessionAffinity();
+  }
+
+  private static MultimodalSpec multimodal(InferaDeployment i) {
+    if (i.getSpec().getRouter().getMultimodal() == null) {
+      i.getSpec().getRouter().setMultimodal(new MultimodalSpec());
+    }
+    return i.getSpec().getRouter().getMultimodal();
+  }
+
+  @Test
+  void theRouterFeaturesAtTheirLimitsAreValid() {
+    for (RouterPolicy p : RouterPolicy.values()) {
+      // off (and a zero weight) is accepted under every policy, as the router accepts it.
+      InferaDeployment idep = valid();
+      idep.getSpec().getRouter().setPolicy(p);
+      idep.getSpec().getRouter().setDecodeInputDemand(DecodeInputDemand.OFF);
+      idep.getSpec().getRouter().setDecodeRequestWeight(0.0);
+      idep.getSpec().getRouter().setPrefillGuardRelease(PrefillGuardRelease.COMPLETION);
+      assertThat(SpecValidator.validate(idep)).as(p.value()).isEmpty();
+    }
+    for (DecodeInputDemand d : List.of(DecodeInputDemand.SHADOW, DecodeInputDemand.ON)) {
+      for (double w : new double[] {0.0, 1e-9, 64.0, 1e9}) {
+        InferaDeployment idep = valid();
+        idep.getSpec().getRouter().setDecodeInputDemand(d);
+        idep.getSpec().getRouter().setDecodeRequestWeight(w);
+        assertThat(SpecValidator.validate(idep)).as(d.value() + " " + w).isEmpty();
+      }
+    }
+    for (long[] bounds :
+        new long[][] {{1, 1000, 1}, {10_000_000, 604_800_000L, 4096}, {100_000, 1_800_000L, 256}}) {
+      InferaDeployment idep = valid();
+      SessionAffinitySpec s = affinity(idep);
+      s.setMode(SessionAffinityMode.BOTH);
+      s.setMaxSessions((int) bounds[0]);
+      s.setTtlMs(bounds[1]);
+      s.setMaxKeyBytes((int) bounds[2]);
+      assertThat(SpecValidator.validate(idep)).isEmpty();
+    }
+    for (String header : List.of("", "x-session-id", "X-Conversation_ID", "a".repeat(128))) {
+      InferaDeployment idep = valid();
+      affinity(idep).setHeader(header);
+      assertThat(SpecValidator.validate(idep)).as("'" + header + "'").isEmpty();
+    }
+    for (int entries : new int[] {1, 1024, 1_000_000}) {
+      InferaDeployment idep = valid();
+      multimodal(idep).setAffinityEntries(entries);
+      assertThat(SpecValidator.validate(idep)).isEmpty();
+    }
   }
 
   private static TokenizerCache cache(String claim, String subPath) {

@@ -55,6 +55,27 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void goldenPdFeaturesConfigCarriesTheOperatorsRoutingFeatures() throws Exception {
+    // What the operator renders from spec.router.decodeInputDemand, decodeRequestWeight,
+    // prefillGuardRelease, sessionAffinity and multimodal (its RouterConfigContractTest).
+    RouterConfig c =
+        ConfigLoader.load(
+            Path.of("..", "config", "router", "kubernetes-nats-pd-features.yaml"),
+            Map.of(),
+            Map.of());
+    assertThat(c.decodeDemand())
+        .isEqualTo(
+            new DecodeDemandConfig(
+                DecodeDemandConfig.Mode.ON, 64.0, DecodeDemandConfig.GuardRelease.COMPLETION));
+    assertThat(c.sessionAffinity())
+        .isEqualTo(
+            new SessionAffinityConfig(
+                SessionAffinityConfig.Mode.BOTH, "x-conversation-id", 50_000, 600_000L, 128));
+    assertThat(c.multimodal().affinityEntries()).isEqualTo(4096);
+    assertThat(c.discovery().pools()).extracting(p -> p.role()).contains(Role.PREFILL, Role.DECODE);
+  }
+
+  @Test
   void defaultsFillEverythingUnset() throws Exception {
     RouterConfig c = ConfigLoader.parse(MINIMAL);
     assertThat(c.pageSize()).isEqualTo(16);

@@ -3,10 +3,22 @@ package io.infera.operator.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
 
-/** The router Deployment and the policy it is configured with. */
+/**
+ * The router Deployment and the policy it is configured with. The routing features added after a
+ * release have no schema default: unset, their RouterConfig keys are left out and the router's
+ * defaults apply (docs/contracts.md, "Version skew").
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = Rules.DECODE_INPUT_DEMAND_KV_AWARE,
+    message = Rules.DECODE_INPUT_DEMAND_KV_AWARE_MESSAGE)
+@ValidationRule(
+    value = Rules.DECODE_REQUEST_WEIGHT_NEEDS_DEMAND,
+    message = Rules.DECODE_REQUEST_WEIGHT_NEEDS_DEMAND_MESSAGE)
 public class RouterSpec {
 
   @Default("2")
@@ -39,6 +51,39 @@ public class RouterSpec {
   @Min(0)
   @JsonPropertyDescription("Overlap weight for decode workers (default: overlapWeight).")
   private Double decodeOverlapWeight;
+
+  @JsonPropertyDescription(
+      "Decode input-demand routing on prefill/decode fleets (RouterConfig"
+          + " policy.decodeInputDemand; kv-aware only): off, shadow (the picks of off, plus the"
+          + " demand bookkeeping, a suggested target and its metrics) or on (each decode half goes"
+          + " to the decode worker or rank with the lowest projected input demand). Default: off."
+          + " Quote \"on\" and \"off\" in YAML (bare, they are booleans).")
+  private DecodeInputDemand decodeInputDemand;
+
+  @Min(0)
+  @Max(Rules.MAX_DECODE_REQUEST_WEIGHT)
+  @JsonPropertyDescription(
+      "Tokens each in-flight request adds to a decode target's demand cost (RouterConfig"
+          + " policy.decodeRequestWeight). Above 0 it needs decodeInputDemand shadow or on."
+          + " Default: 0.")
+  private Double decodeRequestWeight;
+
+  @JsonPropertyDescription(
+      "When a prefill/decode pair's prefill booking is released (RouterConfig"
+          + " policy.prefillGuardRelease): decode (when the decode half ends) or completion (when"
+          + " the prefill answer completes). Default: decode.")
+  private PrefillGuardRelease prefillGuardRelease;
+
+  @JsonPropertyDescription(
+      "Session affinity (RouterConfig policy.sessionAffinity): keep a session's requests on the"
+          + " workers that served it, keyed by a header or the body's prompt_cache_key. Default:"
+          + " off.")
+  private SessionAffinitySpec sessionAffinity;
+
+  @JsonPropertyDescription(
+      "Image affinity of multimodal requests (RouterConfig policy.multimodal): its memory per"
+          + " worker.")
+  private MultimodalSpec multimodal;
 
   @JsonPropertyDescription(
       "Where the router's tokenizer comes from. Default: mode engine (asks a worker's /tokenize).")
@@ -99,6 +144,46 @@ public class RouterSpec {
 
   public void setDecodeOverlapWeight(Double decodeOverlapWeight) {
     this.decodeOverlapWeight = decodeOverlapWeight;
+  }
+
+  public DecodeInputDemand getDecodeInputDemand() {
+    return decodeInputDemand;
+  }
+
+  public void setDecodeInputDemand(DecodeInputDemand decodeInputDemand) {
+    this.decodeInputDemand = decodeInputDemand;
+  }
+
+  public Double getDecodeRequestWeight() {
+    return decodeRequestWeight;
+  }
+
+  public void setDecodeRequestWeight(Double decodeRequestWeight) {
+    this.decodeRequestWeight = decodeRequestWeight;
+  }
+
+  public PrefillGuardRelease getPrefillGuardRelease() {
+    return prefillGuardRelease;
+  }
+
+  public void setPrefillGuardRelease(PrefillGuardRelease prefillGuardRelease) {
+    this.prefillGuardRelease = prefillGuardRelease;
+  }
+
+  public SessionAffinitySpec getSessionAffinity() {
+    return sessionAffinity;
+  }
+
+  public void setSessionAffinity(SessionAffinitySpec sessionAffinity) {
+    this.sessionAffinity = sessionAffinity;
+  }
+
+  public MultimodalSpec getMultimodal() {
+    return multimodal;
+  }
+
+  public void setMultimodal(MultimodalSpec multimodal) {
+    this.multimodal = multimodal;
   }
 
   public TokenizerSpec getTokenizer() {

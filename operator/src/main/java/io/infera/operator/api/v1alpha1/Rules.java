@@ -188,5 +188,48 @@ public final class Rules {
 
   public static final int MAX_POOL_NAME_LENGTH = 40;
 
+  /**
+   * Router-level: decode input demand is a kv-aware feature (the router's ConfigLoader refuses
+   * {@code shadow} and {@code on} under another {@code policy.name}).
+   */
+  public static final String DECODE_INPUT_DEMAND_KV_AWARE =
+      "!has(self.decodeInputDemand) || self.decodeInputDemand == 'off' || !has(self.policy)"
+          + " || self.policy == 'kv-aware'";
+
+  public static final String DECODE_INPUT_DEMAND_KV_AWARE_MESSAGE =
+      "decodeInputDemand shadow or on requires policy kv-aware";
+
+  /**
+   * Router-level: the request weight is a term of the demand cost, which {@code off} does not
+   * compute (the router refuses a weight above 0 with {@code off}).
+   */
+  public static final String DECODE_REQUEST_WEIGHT_NEEDS_DEMAND =
+      "!has(self.decodeRequestWeight) || self.decodeRequestWeight == 0.0"
+          + " || (has(self.decodeInputDemand) && self.decodeInputDemand != 'off')";
+
+  public static final String DECODE_REQUEST_WEIGHT_NEEDS_DEMAND_MESSAGE =
+      "decodeRequestWeight above 0 needs decodeInputDemand shadow or on";
+
+  /**
+   * {@code spec.router.decodeRequestWeight}: the router's DecodeDemandConfig.MAX_REQUEST_WEIGHT.
+   */
+  public static final double MAX_DECODE_REQUEST_WEIGHT = 1e9;
+
+  /**
+   * {@code spec.router.sessionAffinity.header}: an HTTP header name (RFC 9110 token characters, as
+   * the router's SessionAffinityConfig checks), or empty: no header source.
+   */
+  public static final String SESSION_HEADER_PATTERN = "^[-!#$%&'*+.^_`|~0-9A-Za-z]{0,128}$";
+
+  /** The router's SessionAffinityConfig bounds. */
+  public static final int MAX_SESSION_AFFINITY_SESSIONS = 10_000_000;
+
+  public static final long MIN_SESSION_AFFINITY_TTL_MS = 1000;
+  public static final long MAX_SESSION_AFFINITY_TTL_MS = 7 * 86_400_000L;
+  public static final int MAX_SESSION_AFFINITY_KEY_BYTES = 4096;
+
+  /** The router's MultimodalConfig.MAX_AFFINITY_ENTRIES. */
+  public static final int MAX_MULTIMODAL_AFFINITY_ENTRIES = 1_000_000;
+
   private Rules() {}
 }

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
       DemoCommand.class,
       BenchCommand.class,
+      ScaleCommand.class,
       EngineCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -251,6 +251,9 @@ final class BlockTable {
       }
       live = 0;
       for (int w = 0; w < aw; w++) {
+        if (alive[w] == 0) {
+          continue; // no slot of this word is still in its run: its mask is not needed
+        }
         long m = 0;
         if (found >= 0 && w < words) {
           m = (long) LONGS.getAcquire(masks, found * words + w);

@@ -72,4 +72,45 @@ class BlockTableTest {
     assertThat(t.clear(0, 3)).isTrue();
     assertThat(t.size()).isEqualTo(1);
   }
+
+  /**
+   * Over several words of slots, with most words holding no slot still in its run (the case the
+   * wide match skips): every active slot's run equals a naive count.
+   */
+  @Test
+  void wideMatchAgreesWithANaiveCount() {
+    Random r = new Random(11);
+    for (int trial = 0; trial < 200; trial++) {
+      BlockTable t = new BlockTable();
+      int slots = 65 + r.nextInt(1_000);
+      t.ensureSlots(slots);
+      long[] req = r.longs(1 + r.nextInt(300)).toArray();
+      int[] runs = new int[slots];
+      for (int s = 0; s < slots; s++) {
+        // Most slots hold nothing of the request; a few hold a prefix, some with a gap after it.
+        runs[s] = r.nextInt(8) == 0 ? r.nextInt(req.length + 1) : 0;
+        for (int i = 0; i < runs[s]; i++) {
+          t.set(req[i], s);
+        }
+        if (runs[s] + 1 < req.length && r.nextBoolean()) {
+          t.set(req[runs[s] + 1], s); // held after the gap: not part of the run
+        }
+      }
+      long[] active = new long[(slots + 63) / 64];
+      for (int s = 0; s < slots; s++) {
+        if (r.nextInt(4) > 0) {
+          active[s >> 6] |= 1L << (s & 63);
+        }
+      }
+      int[] hits = new int[active.length * 64];
+      java.util.Arrays.fill(hits, -1);
+      t.match(req, req.length, active, hits);
+      for (int s = 0; s < slots; s++) {
+        boolean on = (active[s >> 6] & (1L << (s & 63))) != 0;
+        assertThat(hits[s])
+            .as("slot %d of %d, trial %d", s, slots, trial)
+            .isEqualTo(on ? runs[s] : -1);
+      }
+    }
+  }
 }

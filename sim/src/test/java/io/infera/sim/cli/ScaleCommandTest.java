@@ -42,6 +42,7 @@ class ScaleCommandTest {
     }
     for (String png :
         List.of(
+            "match_p50_vs_workers.png",
             "match_p99_vs_workers.png",
             "pick_p50_vs_workers.png",
             "match_p99_vs_entries.png",

@@ -24,10 +24,12 @@ final class ScaleCharts {
   /**
    * One curve per series key, x and y read off each point.
    *
+   * @param logY a logarithmic y axis (latencies spanning orders of magnitude)
    * @param series the label of the curve a point belongs to
    */
   static void curves(
       Path file,
+      boolean logY,
       String title,
       String xTitle,
       String yTitle,
@@ -45,6 +47,7 @@ final class ScaleCharts {
             .yAxisTitle(yTitle)
             .build();
     chart.getStyler().setXAxisLogarithmic(true);
+    chart.getStyler().setYAxisLogarithmic(logY);
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
     Map<String, TreeMap<Double, Double>> bySeries = new java.util.LinkedHashMap<>();
     for (ScaleBench.Point p : points) {

@@ -82,38 +82,53 @@ public final class ScaleReport {
     List<String> charts = new ArrayList<>();
     if (!fleet.isEmpty()) {
       ScaleCharts.curves(
+          dir.resolve("match_p50_vs_workers.png"),
+          true,
+          "Index match p50 by fleet size",
+          "workers (log scale)",
+          "match p50 (µs, log scale)",
+          fleet,
+          p -> p.promptBlocks() + " blocks",
+          ScaleBench.Point::workers,
+          ScaleBench.Point::matchP50Us);
+      ScaleCharts.curves(
           dir.resolve("match_p99_vs_workers.png"),
+          true,
           "Index match p99 by fleet size",
           "workers (log scale)",
-          "match p99 (µs)",
+          "match p99 (µs, log scale)",
           fleet,
           p -> p.promptBlocks() + " blocks",
           ScaleBench.Point::workers,
           ScaleBench.Point::matchP99Us);
       ScaleCharts.curves(
           dir.resolve("pick_p50_vs_workers.png"),
+          true,
           "Pick p50, hashing excluded, by fleet size",
           "workers (log scale)",
-          "pick p50 (µs)",
+          "pick p50 (µs, log scale)",
           fleet,
           p -> p.promptBlocks() + " blocks",
           ScaleBench.Point::workers,
           ScaleBench.Point::pickP50Us);
+      charts.add("match_p50_vs_workers.png");
       charts.add("match_p99_vs_workers.png");
       charts.add("pick_p50_vs_workers.png");
     }
     if (!sized.isEmpty()) {
       ScaleCharts.curves(
           dir.resolve("match_p99_vs_entries.png"),
+          true,
           "Index match p99 (2,000 blocks) by entries",
           "entries (log scale)",
-          "match p99 (µs)",
+          "match p99 (µs, log scale)",
           sized,
           ScaleReport::layout,
           ScaleBench.Point::entries,
           ScaleBench.Point::matchP99Us);
       ScaleCharts.curves(
           dir.resolve("bytes_per_entry_vs_entries.png"),
+          false,
           "Heap per (block, worker) entry",
           "entries (log scale)",
           "bytes per entry",

@@ -38,18 +38,7 @@ public final class ScaleReport {
     for (ScaleBench.Point p : all) {
       b.append(
           String.format(
-              Locale.ROOT,
-              "%8d %11d %7s %7d %12.0f %8.1f %10.1f %10.1f %10.1f %10.1f%n",
-              p.workers(),
-              p.entries(),
-              layout(p),
-              p.promptBlocks(),
-              p.applyBlocksPerSecond(),
-              p.bytesPerEntry(),
-              p.matchP50Us(),
-              p.matchP99Us(),
-              p.pickP50Us(),
-              p.pickP99Us()));
+              Locale.ROOT, "%8d %11d %7s %7d %12.0f %8.1f %10.1f %10.1f %10.1f %10.1f%n", row(p)));
     }
     return b.toString();
   }
@@ -63,20 +52,7 @@ public final class ScaleReport {
     List<ScaleBench.Point> all = new ArrayList<>(fleet);
     all.addAll(sized);
     for (ScaleBench.Point p : all) {
-      csv.add(
-          String.format(
-              Locale.ROOT,
-              "%d,%d,%s,%d,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f",
-              p.workers(),
-              p.entries(),
-              layout(p),
-              p.promptBlocks(),
-              p.applyBlocksPerSecond(),
-              p.bytesPerEntry(),
-              p.matchP50Us(),
-              p.matchP99Us(),
-              p.pickP50Us(),
-              p.pickP99Us()));
+      csv.add(String.format(Locale.ROOT, "%d,%d,%s,%d,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f", row(p)));
     }
     Files.write(dir.resolve("results.csv"), csv);
     List<String> charts = new ArrayList<>();
@@ -150,6 +126,22 @@ public final class ScaleReport {
       md.append("![").append(c).append("](").append(c).append(")\n\n");
     }
     Files.writeString(dir.resolve("report.md"), md.toString());
+  }
+
+  /** A point's columns, in the order of {@link #HEADER} and the table. */
+  private static Object[] row(ScaleBench.Point p) {
+    return new Object[] {
+      p.workers(),
+      p.entries(),
+      layout(p),
+      p.promptBlocks(),
+      p.applyBlocksPerSecond(),
+      p.bytesPerEntry(),
+      p.matchP50Us(),
+      p.matchP99Us(),
+      p.pickP50Us(),
+      p.pickP99Us()
+    };
   }
 
   static String layout(ScaleBench.Point p) {

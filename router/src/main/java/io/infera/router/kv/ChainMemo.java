@@ -58,9 +58,4 @@ public final class ChainMemo {
   public long hashedBlocks() {
     return hashedBlocks.get();
   }
-
-  /** Chains held now (tests). */
-  int size() {
-    return byIds.size();
-  }
 }

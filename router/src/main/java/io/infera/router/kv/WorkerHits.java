@@ -28,25 +28,6 @@ public final class WorkerHits extends AbstractMap<WorkerId, Integer> {
     this.size = size;
   }
 
-  /** No worker holds anything. */
-  public static WorkerHits empty() {
-    return EMPTY;
-  }
-
-  /**
-   * The best count per worker over pairs {@code (workers[i], counts[i])}: a worker that appears
-   * more than once (one entry per data-parallel rank) keeps its largest count; null workers are
-   * skipped.
-   *
-   * @throws IllegalArgumentException when a count is negative or the arrays differ in length
-   */
-  public static WorkerHits bestOf(WorkerId[] workers, int[] counts) {
-    if (workers.length != counts.length) {
-      throw new IllegalArgumentException("workers and counts differ in length");
-    }
-    return new Builder(workers.length).addAll(workers, counts).build();
-  }
-
   /** {@code hits} itself when it is a {@code WorkerHits}, else an immutable copy of it. */
   public static WorkerHits copyOf(Map<WorkerId, Integer> hits) {
     if (hits instanceof WorkerHits w) {
@@ -156,15 +137,6 @@ public final class WorkerHits extends AbstractMap<WorkerId, Integer> {
       int cap = Integer.highestOneBit(Math.max(1, expected) * 2 - 1) << 1;
       keys = new WorkerId[Math.max(2, cap)];
       values = new int[keys.length];
-    }
-
-    Builder addAll(WorkerId[] workers, int[] counts) {
-      for (int i = 0; i < workers.length; i++) {
-        if (workers[i] != null) {
-          add(workers[i], counts[i]);
-        }
-      }
-      return this;
     }
 
     void add(WorkerId id, int count) {

@@ -276,14 +276,14 @@ public final class RequestAnalyzer {
     this.hasher = ThreadLocal.withInitial(() -> new RequestHasher(config.pageSize(), chains));
   }
 
-  /** The shared chain memo (its reuse counts). */
-  public ChainMemo chains() {
-    return chains;
-  }
-
   /** Hashes engine-provided token ids for a request (engine mode), at every block size in use. */
   public RequestHashes hash(int[] ids, long firstParent) {
-    return hasher.get().hash(ids, firstParent, otherBlockSizes.get());
+    return hash(ids, firstParent, null, 0);
+  }
+
+  /** As above, reusing the chain of the prompt the tokenizer copied the first ids from. */
+  private RequestHashes hash(int[] ids, long firstParent, int[] reusedFrom, int reusedTokens) {
+    return hasher.get().hash(ids, firstParent, otherBlockSizes.get(), reusedFrom, reusedTokens);
   }
 
   /** As {@link #analyze(byte[], Endpoint, BooleanSupplier)} for a client that stays. */
@@ -411,15 +411,7 @@ public final class RequestAnalyzer {
         if (t.isPresent()) {
           Tokenized tk = t.get();
           tokens = tk.ids().length;
-          hashes =
-              hasher
-                  .get()
-                  .hash(
-                      tk.ids(),
-                      firstParent,
-                      otherBlockSizes.get(),
-                      tk.reusedFrom(),
-                      tk.reusedTokens());
+          hashes = hash(tk.ids(), firstParent, tk.reusedFrom(), tk.reusedTokens());
         } else {
           failure = "batch";
         }

@@ -5,7 +5,6 @@ import io.infera.sim.bench.scale.ScaleReport;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,9 +26,9 @@ import picocli.CommandLine.Spec;
           + " match and the pick (hashing excluded) for prompts of several lengths, the apply rate"
           + " on one core and the heap per (block, worker) entry. Two sweeps: fleet size at"
           + " --entries, and entries at --sweep-workers (unique and 4-way shared blocks). Writes"
-          + " DIR/results.csv, DIR/report.md and PNG curves. Needs a heap of about 100 bytes per"
-          + " entry of the largest index (java -Xmx8g for 20 M); the defaults take about 10"
-          + " minutes on 2 cores."
+          + " DIR/results.csv, DIR/report.md and PNG curves. Needs a heap of about 64 bytes per"
+          + " entry at up to 64 workers and 300 at 1,024 (java -Xmx8g for the defaults), and"
+          + " refuses to start with less; the defaults took 3 minutes on 2 cores."
     })
 public final class ScaleCommand implements Callable<Integer> {
 
@@ -84,13 +83,19 @@ public final class ScaleCommand implements Callable<Integer> {
       err.println("infera-sim scale: " + bad);
       return 2;
     }
-    long largest = Math.max(entries, Arrays.stream(sweepEntries).max().orElse(0));
+    long need = 0;
+    for (int w : workers) {
+      need = Math.max(need, ScaleBench.heapBytes(w, entries));
+    }
+    for (long e : sweepEntries) {
+      need = Math.max(need, ScaleBench.heapBytes(sweepWorkers, e));
+    }
     long heap = Runtime.getRuntime().maxMemory();
-    if (heap < largest * 100) {
+    if (heap < need) {
       err.printf(
-          "infera-sim scale: the largest index (%,d entries) needs about %,d MiB of heap; this JVM"
-              + " has %,d MiB: run it as java -Xmx%dg -jar infera-sim.jar scale ...%n",
-          largest, largest * 100 >> 20, heap >> 20, Math.max(1, (largest * 100 >> 30) + 1));
+          "infera-sim scale: the largest index needs about %,d MiB of heap; this JVM has %,d MiB:"
+              + " run it as java -Xmx%dg -jar infera-sim.jar scale ...%n",
+          need >> 20, heap >> 20, (need >> 30) + 1);
       return 2;
     }
     List<ScaleBench.Point> fleet = new ArrayList<>();

@@ -709,6 +709,8 @@ F("feature-filters-list", "floats", xs=[0.5, -0.0, 1e21], words=["\u00e9", "e", 
 for tag, v in [("int", 7), ("neg-float", -2.5), ("str", "12.5"), ("none", None), ("big", 12345678901234567890),
                ("tiny", 1e-7)]:
     F("feature-filters-num", tag, v=v)
+for tag, v in [("int", 1234567), ("float", 2.5), ("huge", 2999999999999999999999), ("neg-huge", -(10 ** 30))]:
+    F("feature-big-ints", tag, v=v, huge=2999999999999999999999, wrap=2 ** 64 + 1)
 VALUES = [None, True, False, 0, 1, -3, 2.5, 0.0, "", "abc", "ABC", [], [1, 2], {}, {"a": 1}, -0.0, 10 ** 30]
 F("feature-tests", "values", values=VALUES)
 F("feature-tests", "messages", values=M3[:2])

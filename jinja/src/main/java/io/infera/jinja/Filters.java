@@ -14,6 +14,10 @@ import java.util.regex.Pattern;
 
 /** Jinja2's built-in filters, plus transformers' {@code tojson}. */
 final class Filters {
+  /** Python's {@code NDIGITS_MAX} / {@code NDIGITS_MIN} for {@code float.__round__}. */
+  private static final int FLOAT_ROUND_DIGITS_MAX = 323;
+
+  private static final int FLOAT_ROUND_DIGITS_MIN = -308;
 
   private Filters() {}
 
@@ -408,7 +412,8 @@ final class Filters {
         }
       case "round":
         {
-          long precision = a.integer(0, "precision", 0);
+          Object p = a.get(0, "precision", 0L);
+          long precision = p == null ? 0 : PyOps.toClippedLong(p);
           String method = PyText.str(a.get(1, "method", "common"));
           if (v instanceof Py.Undefined u) {
             throw u.fail();
@@ -424,19 +429,7 @@ final class Filters {
                 case "floor" -> RoundingMode.FLOOR;
                 default -> throw TemplateException.runtime("method must be common, ceil or floor");
               };
-          if (Py.isInt(v) && method.equals("common")) {
-            return Py.isInt(v) && precision >= 0 ? PyOps.norm(PyOps.toBig(v)) : v;
-          }
-          double d = PyOps.toDouble(v);
-          if (Double.isNaN(d) || Double.isInfinite(d)) {
-            return d;
-          }
-          if (method.equals("common")) {
-            return new BigDecimal(d).setScale((int) precision, mode).doubleValue();
-          }
-          double scale = Math.pow(10, precision);
-          double x = d * scale;
-          return (mode == RoundingMode.CEILING ? Math.ceil(x) : Math.floor(x)) / scale;
+          return method.equals("common") ? roundCommon(v, precision) : roundTo(v, precision, mode);
         }
       case "indent":
         {
@@ -775,6 +768,52 @@ final class Filters {
       sb.append(PyString.upper(item.substring(0, n))).append(PyString.lower(item.substring(n)));
     }
     return sb.toString();
+  }
+
+  /**
+   * Python's {@code round(v, precision)}: an int is rounded half-even to a power of ten (exact); a
+   * float beyond the digits a double can hold is returned as it is, or as a signed zero.
+   */
+  private static Object roundCommon(Object v, long precision) {
+    if (Py.isInt(v)) {
+      BigInteger big = PyOps.toBig(v);
+      if (precision >= 0) {
+        return PyOps.norm(big);
+      }
+      if (-precision > big.abs().toString().length()) {
+        return 0L;
+      }
+      return PyOps.norm(
+          new BigDecimal(big).setScale((int) precision, RoundingMode.HALF_EVEN).toBigInteger());
+    }
+    double d = PyOps.toDouble(v);
+    if (Double.isNaN(d) || Double.isInfinite(d) || precision > FLOAT_ROUND_DIGITS_MAX) {
+      return d;
+    }
+    if (precision < FLOAT_ROUND_DIGITS_MIN) {
+      return 0.0 * d;
+    }
+    return new BigDecimal(d).setScale((int) precision, RoundingMode.HALF_EVEN).doubleValue();
+  }
+
+  /**
+   * Jinja's {@code round(method='ceil'|'floor')}: {@code ceil(v * 10**p) / 10**p} in floats; a
+   * scale a double cannot hold fails as Python's arithmetic does.
+   */
+  private static double roundTo(Object v, long precision, RoundingMode mode) {
+    if (precision > 308) {
+      throw TemplateException.runtime("int too large to convert to float");
+    }
+    if (precision < -323) {
+      throw TemplateException.runtime("float division by zero");
+    }
+    double d = PyOps.toDouble(v);
+    if (Double.isNaN(d) || Double.isInfinite(d)) {
+      return d;
+    }
+    double scale = Math.pow(10, precision);
+    double x = d * scale;
+    return (mode == RoundingMode.CEILING ? Math.ceil(x) : Math.floor(x)) / scale;
   }
 
   static String escape(String s) {

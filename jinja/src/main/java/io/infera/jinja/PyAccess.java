@@ -65,7 +65,7 @@ final class PyAccess {
         || obj instanceof Py.Range) {
       if (Py.isInt(key)) {
         List<?> seq = asList(obj);
-        long i = PyOps.toLong(key);
+        long i = PyOps.toClippedLong(key);
         if (i < 0) {
           i += seq.size();
         }
@@ -111,18 +111,18 @@ final class PyAccess {
     }
     List<?> seq = asList(obj);
     int n = seq.size();
-    long st = step == null ? 1 : PyOps.toLong(step);
+    long st = step == null ? 1 : PyOps.toClippedLong(step);
     if (st == 0) {
       throw TemplateException.runtime("slice step cannot be zero");
     }
     long lo;
     long hi;
     if (st > 0) {
-      lo = start == null ? 0 : clamp(PyOps.toLong(start), n, 0, n);
-      hi = stop == null ? n : clamp(PyOps.toLong(stop), n, 0, n);
+      lo = start == null ? 0 : clamp(PyOps.toClippedLong(start), n, 0, n);
+      hi = stop == null ? n : clamp(PyOps.toClippedLong(stop), n, 0, n);
     } else {
-      lo = start == null ? n - 1 : clamp(PyOps.toLong(start), n, -1, n - 1);
-      hi = stop == null ? -1 : clamp(PyOps.toLong(stop), n, -1, n - 1);
+      lo = start == null ? n - 1 : clamp(PyOps.toClippedLong(start), n, -1, n - 1);
+      hi = stop == null ? -1 : clamp(PyOps.toClippedLong(stop), n, -1, n - 1);
     }
     Meter.current().items(Math.max(0, st > 0 ? (hi - lo) / st + 1 : (lo - hi) / -st + 1));
     List<Object> out = new ArrayList<>();

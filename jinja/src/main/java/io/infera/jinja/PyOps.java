@@ -176,10 +176,24 @@ final class PyOps {
       return l;
     }
     if (v instanceof BigInteger b) {
+      if (b.bitLength() >= Long.SIZE) {
+        throw TemplateException.runtime("cannot fit 'int' into an index-sized integer");
+      }
       return b.longValue();
     }
     throw TemplateException.runtime(
         "'" + PyText.typeName(v) + "' object cannot be interpreted as an integer");
+  }
+
+  /**
+   * An integer argument that Python clips to the index range instead of refusing (slice bounds,
+   * {@code round}'s precision).
+   */
+  static long toClippedLong(Object v) {
+    if (v instanceof BigInteger b && b.bitLength() >= Long.SIZE) {
+      return b.signum() > 0 ? Long.MAX_VALUE : -Long.MAX_VALUE;
+    }
+    return toLong(v);
   }
 
   static Object arith(String op, Object a, Object b) {

@@ -136,7 +136,10 @@ final class Tests {
             return v == null ? o == null : v.equals(o);
           }
           return v == o
-              || (Py.isInt(v) && Py.isInt(o) && PyOps.eq(v, o) && Math.abs(PyOps.toLong(v)) <= 256);
+              || (Py.isInt(v)
+                  && Py.isInt(o)
+                  && PyOps.eq(v, o)
+                  && Math.abs(PyOps.toClippedLong(v)) <= 256);
         }
       case "filter":
         return v instanceof String s && Filters.NAMES.contains(s);

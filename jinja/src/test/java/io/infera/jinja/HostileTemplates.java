@@ -169,6 +169,14 @@ final class HostileTemplates {
               "{% set l = range(100000)|list %}{% for i in range(100000) %}{% set x = l[::-1] %}{% endfor %}",
               "ALLOCATION"),
           h("range-huge", "{{ range(10 ** 12)|list|length }}", "SECURITY"),
+          h("string-times-past-index-range", "{{ 'x' * 2 ** 64 }}", "RUNTIME"),
+          h("range-past-index-range", "{{ range(2 ** 64 + 5)|list|length }}", "RUNTIME|SECURITY"),
+          h(
+              "round-int-to-huge-negative-precision",
+              "{{ 7 ** 1000 | round(-(10 ** 30)) }}",
+              "rendered"),
+          h("round-ceil-huge-precision", "{{ 1.5 | round(10 ** 30, 'ceil') }}", "RUNTIME"),
+          h("index-that-wraps-to-a-valid-index", "{{ [1, 2, 3][2 ** 64 + 1] }}", "rendered"),
           h(
               "deep-parens",
               "{{ " + "(".repeat(100_000) + "1" + ")".repeat(100_000) + " }}",

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.infera.operator.api.v1alpha1.Rules;
 import io.infera.operator.install.InstallTools;
 import io.infera.operator.install.SampleBreaches;
 import io.infera.operator.install.SampleBreaches.Breach;
@@ -220,6 +221,82 @@ class SchemaRefusalIT {
       }
     }
     return s.get("default");
+  }
+
+  /** Values at the edge of a CEL rule or a range that the server and render must both admit. */
+  static Stream<Arguments> admittedBoundaries() {
+    return Stream.of(
+        Arguments.of(
+            "decodeRequestWeight 0 (an integer) without demand",
+            router(r -> r.put("decodeRequestWeight", 0))),
+        Arguments.of(
+            "decodeRequestWeight 0.0 with demand off",
+            router(
+                r -> {
+                  r.put("decodeRequestWeight", 0.0);
+                  r.put("decodeInputDemand", "off");
+                })),
+        Arguments.of(
+            "decodeRequestWeight 0.5 with demand shadow",
+            router(
+                r -> {
+                  r.put("decodeRequestWeight", 0.5);
+                  r.put("decodeInputDemand", "shadow");
+                })),
+        Arguments.of(
+            "decodeRequestWeight at its maximum 1e9 with demand on",
+            router(
+                r -> {
+                  r.put("decodeRequestWeight", 1e9);
+                  r.put("decodeInputDemand", "on");
+                })),
+        Arguments.of(
+            "sessionAffinity at its bounds",
+            router(
+                r ->
+                    r.put(
+                        "sessionAffinity",
+                        new LinkedHashMap<>(
+                            Map.of(
+                                "header", "",
+                                "maxSessions", Rules.MAX_SESSION_AFFINITY_SESSIONS,
+                                "ttlMs", Rules.MIN_SESSION_AFFINITY_TTL_MS,
+                                "maxKeyBytes", Rules.MAX_SESSION_AFFINITY_KEY_BYTES))))));
+  }
+
+  private static Map<String, Object> router(Consumer<Map<String, Object>> edit) {
+    Map<String, Object> variant = SampleBreaches.sample("vllm-pd.yaml");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> router =
+        (Map<String, Object>)
+            SampleBreaches.spec(variant).computeIfAbsent("router", k -> new LinkedHashMap<>());
+    edit.accept(router);
+    return variant;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("admittedBoundaries")
+  void boundaryValuesAreAdmittedByTheServerAndByRender(String what, Map<String, Object> variant) {
+    String name = "edge-" + names.incrementAndGet();
+    SampleBreaches.metadata(variant).put("name", name);
+    InstallTools.Run r =
+        Kubectl.run(
+            cluster,
+            "apply",
+            "-f",
+            Kubectl.file("edge", Kubectl.inNamespace(variant, ns)).toString());
+    assertThat(r.exitCode()).as("%s: %s", what, r.describe()).isZero();
+    assertThat(Kubectl.warnings(r)).as("%s: warnings", what).isEmpty();
+    // Stored as sent; whatever the server added is a default of the CRD.
+    compare(
+        what,
+        "spec",
+        SampleBreaches.numbersNormalized(SampleBreaches.spec(variant)),
+        SampleBreaches.numbersNormalized(stored(name).get("spec")),
+        new ArrayList<>());
+    Renderer.Result rendered =
+        Renderer.render(SampleBreaches.yaml(variant), name, Renderer.Format.YAML);
+    assertThat(rendered).as(what + ": " + rendered).isInstanceOf(Renderer.Result.Rendered.class);
   }
 
   // ------------------------------------------------------------------ unknown fields

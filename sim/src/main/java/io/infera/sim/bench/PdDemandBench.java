@@ -130,6 +130,34 @@ public final class PdDemandBench {
           p90LatencyMs);
     }
 
+    /** The columns of {@link #csvHeader()}, for seed {@code seed}. */
+    public String csv(long seed) {
+      return String.format(
+          Locale.ROOT,
+          "%d,%s,%.4f,%.4f,%.4f,%d,%d,%s,%s,%.1f,%.1f",
+          seed,
+          mode.name().toLowerCase(Locale.ROOT),
+          timeAverageRatio,
+          meanInstantRatio,
+          p90InstantRatio,
+          samples,
+          samplesWithIdleWorker,
+          String.join(
+              ";",
+              Arrays.stream(meanTokens)
+                  .mapToObj(t -> Long.toString(Math.round(t)))
+                  .toArray(String[]::new)),
+          Double.isNaN(agreeShare) ? "" : String.format(Locale.ROOT, "%.4f", agreeShare),
+          meanLatencyMs,
+          p90LatencyMs);
+    }
+
+    public static String csvHeader() {
+      return "seed,demand,time_avg_ratio,mean_instant_ratio,p90_instant_ratio,samples,"
+          + "samples_with_idle_worker,time_avg_tokens_per_decode_worker,suggestion_agrees,"
+          + "mean_latency_ms,p90_latency_ms";
+    }
+
     public static String header() {
       return "| demand | max/min of time-avg in-flight input tokens | mean instant max/min | p90"
           + " instant max/min | samples with an idle decode worker | time-avg tokens per decode"
@@ -409,29 +437,5 @@ public final class PdDemandBench {
         null,
         WorkerInfo.Readiness.READY,
         "pool-" + role.wireName());
-  }
-
-  /** {@code off}, {@code shadow} and {@code on} on each seed, as a Markdown table per seed. */
-  public static String report(Spec spec, List<Long> seeds) {
-    StringBuilder sb = new StringBuilder();
-    for (long seed : seeds) {
-      sb.append("seed ").append(seed).append('\n').append(Result.header()).append('\n');
-      for (Mode m : Mode.values()) {
-        sb.append(run(spec, m, seed).row()).append('\n');
-      }
-      sb.append('\n');
-    }
-    return sb.toString();
-  }
-
-  public static void main(String[] args) {
-    List<Long> seeds = new ArrayList<>();
-    for (String a : args) {
-      seeds.add(Long.parseLong(a));
-    }
-    if (seeds.isEmpty()) {
-      seeds = List.of(1L, 2L, 3L);
-    }
-    System.out.print(report(Spec.standard(), seeds));
   }
 }

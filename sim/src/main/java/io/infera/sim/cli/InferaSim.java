@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       BenchCommand.class,
       ScaleCommand.class,
+      PdDemandCommand.class,
       EngineCommand.class,
       CommandLine.HelpCommand.class
     })

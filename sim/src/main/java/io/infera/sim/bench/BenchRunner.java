@@ -1,6 +1,7 @@
 package io.infera.sim.bench;
 
 import io.infera.sim.bench.report.ArmSummary;
+import io.infera.sim.bench.report.MultimodalStats;
 import io.infera.sim.bench.report.RequestResult;
 import io.infera.sim.bench.report.Summaries;
 import io.infera.sim.workload.Workload;
@@ -66,6 +67,7 @@ public final class BenchRunner {
     for (Arm arm : arms) {
       List<RequestResult> armResults = new ArrayList<>();
       Map<Integer, Double> durations = new LinkedHashMap<>();
+      MultimodalStats media = MultimodalStats.NONE;
       for (int s : seeds) {
         if (progress != null) {
           progress.step(done, total, arm.name() + " seed " + s);
@@ -84,6 +86,7 @@ public final class BenchRunner {
                   100 * run.clockSlip()));
         }
         armResults.addAll(run.results());
+        media = media.plus(run.multimodal());
         durations.put(s, run.durationMs());
         done++;
       }
@@ -91,7 +94,9 @@ public final class BenchRunner {
         progress.step(done, total, arm.name() + " done");
       }
       all.addAll(armResults);
-      summaries.add(Summaries.summarize(arm.name(), armResults, durations, fleetWorkers));
+      summaries.add(
+          Summaries.summarize(arm.name(), armResults, durations, fleetWorkers)
+              .withMultimodal(media));
     }
     return new Result(
         Summaries.withReferences(Summaries.withOracle(summaries)),

@@ -20,6 +20,7 @@ import io.infera.router.routing.Fleet;
 import io.infera.router.routing.MediaRefs;
 import io.infera.router.routing.RequestRouter;
 import io.infera.router.routing.RoutePlan;
+import io.infera.sim.bench.report.MultimodalStats;
 import io.infera.sim.bench.report.RequestResult;
 import io.infera.sim.engine.ImageTokens;
 import io.infera.sim.kvcache.BlockManager;
@@ -64,26 +65,6 @@ public final class VirtualCluster {
 
     public Run(List<RequestResult> results, double durationMs, double clockSlip) {
       this(results, durationMs, clockSlip, MultimodalStats.NONE);
-    }
-  }
-
-  /**
-   * Where a run's images went (routed requests only).
-   *
-   * @param requests routed requests with at least one image
-   * @param images their images (one per new image of the turn and every earlier one of the
-   *     conversation, which the history sends again)
-   * @param repeatImages images some worker had served before in this run
-   * @param repeatToWarm of those, the ones routed to a worker that had served them (a warm worker)
-   * @param routerAffinityHits images the router's pick found in its image-affinity memory
-   */
-  public record MultimodalStats(
-      long requests, long images, long repeatImages, long repeatToWarm, long routerAffinityHits) {
-    public static final MultimodalStats NONE = new MultimodalStats(0, 0, 0, 0, 0);
-
-    /** Repeat images that reached a warm worker, as a fraction; NaN without repeats. */
-    public double warmFraction() {
-      return repeatImages == 0 ? Double.NaN : (double) repeatToWarm / repeatImages;
     }
   }
 

@@ -3,6 +3,7 @@ package io.infera.sim.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.infera.router.config.PolicyName;
+import io.infera.sim.bench.report.MultimodalStats;
 import io.infera.sim.bench.report.RequestResult;
 import io.infera.sim.workload.Workload;
 import java.util.List;
@@ -19,7 +20,7 @@ class MultimodalAffinityGateTest {
 
   static final FleetSpec FLEET = FleetSpec.of(4, 4096);
 
-  record Measured(VirtualCluster.MultimodalStats mm, double cachedFraction, double ttftP50) {}
+  record Measured(MultimodalStats mm, double cachedFraction, double ttftP50) {}
 
   private static Measured run(Arm arm, Double rate, int seed) {
     Workload w = StandardWorkloads.of("multimodal", FLEET, 0.5, null, rate).apply(seed);

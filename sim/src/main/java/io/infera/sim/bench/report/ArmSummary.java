@@ -29,6 +29,8 @@ import java.util.Objects;
  * @param ttftP50SeedMeanMs each seed's median TTFT, averaged over the seeds (what regret compares)
  * @param ttftMeanSeedMeanMs each seed's mean TTFT, averaged over the seeds
  * @param regret this arm against the best reference arm of the run; null without references
+ * @param multimodal where the arm's images went, all seeds pooled ({@link MultimodalStats#NONE}
+ *     without images)
  */
 public record ArmSummary(
     String policy,
@@ -49,10 +51,12 @@ public record ArmSummary(
     double ttftMeanMs,
     double ttftP50SeedMeanMs,
     double ttftMeanSeedMeanMs,
-    Regret regret) {
+    Regret regret,
+    MultimodalStats multimodal) {
 
   public ArmSummary {
     Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(multimodal, "multimodal");
     perWorkerRequests = Collections.unmodifiableMap(new LinkedHashMap<>(perWorkerRequests));
   }
 
@@ -108,7 +112,8 @@ public record ArmSummary(
         Double.NaN,
         Double.NaN,
         Double.NaN,
-        null);
+        null,
+        MultimodalStats.NONE);
   }
 
   /** A copy with {@code hitRatioVsOracle} replaced. */
@@ -132,7 +137,8 @@ public record ArmSummary(
         ttftMeanMs,
         ttftP50SeedMeanMs,
         ttftMeanSeedMeanMs,
-        regret);
+        regret,
+        multimodal);
   }
 
   /** A copy with {@code regret} replaced. */
@@ -156,6 +162,32 @@ public record ArmSummary(
         ttftMeanMs,
         ttftP50SeedMeanMs,
         ttftMeanSeedMeanMs,
-        r);
+        r,
+        multimodal);
+  }
+
+  /** A copy with {@code multimodal} replaced. */
+  public ArmSummary withMultimodal(MultimodalStats m) {
+    return new ArmSummary(
+        policy,
+        seeds,
+        requests,
+        errors,
+        rejections,
+        ttftP50Ms,
+        ttftP90Ms,
+        ttftP99Ms,
+        itlP50Ms,
+        itlP99Ms,
+        throughputTokS,
+        hitRatio,
+        hitRatioVsOracle,
+        maxMinShare,
+        perWorkerRequests,
+        ttftMeanMs,
+        ttftP50SeedMeanMs,
+        ttftMeanSeedMeanMs,
+        regret,
+        m);
   }
 }

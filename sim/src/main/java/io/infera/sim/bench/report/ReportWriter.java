@@ -173,6 +173,13 @@ public final class ReportWriter {
     m.put("regret_reference_p50", r == null ? null : r.p50Reference());
     m.put("regret_reference_mean", r == null ? null : r.meanReference());
     m.put("best_static_arm", r == null ? null : r.bestStatic());
+    MultimodalStats mm = a.multimodal();
+    m.put("mm_requests", mm.requests());
+    m.put("mm_images", mm.images());
+    m.put("mm_repeat_images", mm.repeatImages());
+    m.put("mm_repeat_to_warm", mm.repeatToWarm());
+    m.put("mm_repeat_to_warm_ratio", finite(mm.warmFraction()));
+    m.put("mm_router_affinity_hits", mm.routerAffinityHits());
     return m;
   }
 
@@ -205,6 +212,7 @@ public final class ReportWriter {
     }
     md.append("## Results\n\n```text\n").append(table(arms)).append("```\n\n");
     appendRegret(md, arms);
+    appendImages(md, arms);
     appendWorkerTable(md, arms);
     md.append("## Charts\n\n");
     if (chartsProblem == null) {
@@ -274,6 +282,40 @@ public final class ReportWriter {
           .append(a.regret() == null ? "-" : percent(a.regret().p50()))
           .append(" | ")
           .append(a.regret() == null ? "-" : percent(a.regret().mean()))
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+
+  /** Where each arm's images went; nothing when no arm routed an image. */
+  private static void appendImages(StringBuilder md, List<ArmSummary> arms) {
+    if (arms.stream().allMatch(a -> a.multimodal().requests() == 0)) {
+      return;
+    }
+    md.append("## Images\n\n");
+    md.append(
+        "A repeat image is one some worker served before in the run; it reached a warm worker when"
+            + " it went to a worker that had served it. Affinity hits are the images the router's"
+            + " pick found in its image-affinity memory.\n\n");
+    md.append(
+        "| policy | requests with images | images | repeat images | to a warm worker | share |"
+            + " router affinity hits |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for (ArmSummary a : arms) {
+      MultimodalStats m = a.multimodal();
+      md.append("| ")
+          .append(cell(a.policy()))
+          .append(" | ")
+          .append(m.requests())
+          .append(" | ")
+          .append(m.images())
+          .append(" | ")
+          .append(m.repeatImages())
+          .append(" | ")
+          .append(m.repeatToWarm())
+          .append(" | ")
+          .append(Double.isNaN(m.warmFraction()) ? "-" : fixed(100 * m.warmFraction(), 1) + " %")
+          .append(" | ")
+          .append(m.routerAffinityHits())
           .append(" |\n");
     }
     md.append('\n');

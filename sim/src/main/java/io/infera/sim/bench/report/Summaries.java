@@ -156,7 +156,8 @@ public final class Summaries {
         mean(ttftSorted),
         seedMean(ttftBySeed, true),
         seedMean(ttftBySeed, false),
-        null);
+        null,
+        MultimodalStats.NONE);
   }
 
   private static double mean(double[] values) {

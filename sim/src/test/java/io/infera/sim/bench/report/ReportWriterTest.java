@@ -93,7 +93,13 @@ class ReportWriterTest {
             "regret_ttft_mean",
             "regret_reference_p50",
             "regret_reference_mean",
-            "best_static_arm");
+            "best_static_arm",
+            "mm_requests",
+            "mm_images",
+            "mm_repeat_images",
+            "mm_repeat_to_warm",
+            "mm_repeat_to_warm_ratio",
+            "mm_router_affinity_hits");
     ArmSummary a = arms.get(0);
     assertThat(kv.get("policy")).isEqualTo("kv-aware");
     assertThat(kv.get("seeds")).isEqualTo(2L);
@@ -224,6 +230,45 @@ class ReportWriterTest {
         .contains("lowest seed-mean of mean TTFT): `kv-aware@4`")
         .contains("| kv-aware | 18.0 | 18.0 | +20.0% | +20.0% |")
         .contains("| hit-max | 16.5 | 16.5 | +10.0% | +10.0% |");
+  }
+
+  @Test
+  void imagesAreReportedPerArmOnlyWhenTheWorkloadHasThem(@TempDir Path dir) throws Exception {
+    List<ArmSummary> arms =
+        List.of(
+            Summaries.summarize("kv-aware", List.of(), 1_000)
+                .withMultimodal(
+                    new MultimodalStats(100, 120, 40, 39, 39)
+                        .plus(new MultimodalStats(100, 110, 40, 38, 38))),
+            Summaries.summarize("least-loaded", List.of(), 1_000)
+                .withMultimodal(new MultimodalStats(200, 230, 80, 56, 0)));
+    ReportWriter.write(dir, "images", Map.of(), arms, List.of());
+    List<?> json = (List<?>) Json.parse(Files.readString(dir.resolve("results.json")));
+    Map<?, ?> kv = (Map<?, ?>) json.get(0);
+    assertThat(((Number) kv.get("mm_requests")).longValue()).isEqualTo(200);
+    assertThat(((Number) kv.get("mm_images")).longValue()).isEqualTo(230);
+    assertThat(((Number) kv.get("mm_repeat_images")).longValue()).isEqualTo(80);
+    assertThat(((Number) kv.get("mm_repeat_to_warm")).longValue()).isEqualTo(77);
+    assertThat((Double) kv.get("mm_repeat_to_warm_ratio")).isCloseTo(77 / 80.0, within(1e-12));
+    assertThat(((Number) kv.get("mm_router_affinity_hits")).longValue()).isEqualTo(77);
+    String md = Files.readString(dir.resolve("report.md"));
+    assertThat(md)
+        .contains("## Images")
+        .contains("| kv-aware | 200 | 230 | 80 | 77 | 96.3 % | 77 |")
+        .contains("| least-loaded | 200 | 230 | 80 | 56 | 70.0 % | 0 |");
+
+    Path plain = dir.resolve("plain");
+    ReportWriter.write(
+        plain,
+        "text",
+        Map.of(),
+        List.of(Summaries.summarize("kv-aware", List.of(), 1_000)),
+        List.of());
+    assertThat(Files.readString(plain.resolve("report.md"))).doesNotContain("## Images");
+    Map<?, ?> text =
+        (Map<?, ?>) ((List<?>) Json.parse(Files.readString(plain.resolve("results.json")))).get(0);
+    assertThat(((Number) text.get("mm_requests")).longValue()).isZero();
+    assertThat(text.get("mm_repeat_to_warm_ratio")).isNull();
   }
 
   @Test

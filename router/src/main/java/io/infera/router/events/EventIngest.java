@@ -434,7 +434,8 @@ public final class EventIngest implements EventSink, MeterBinder, AutoCloseable 
     }
     index.seed(new SourceId(s.worker(), s.rank()), s.snapshot());
     seeded.incrementAndGet();
-    log.info(
+    // DEBUG: the transport logs each seed at INFO already (one line per source, not two).
+    log.debug(
         "kv seed worker={} rank={} pairs={} engine_seq={} stream_seq={}",
         s.worker(),
         s.rank(),

@@ -14,6 +14,14 @@ import java.lang.invoke.VarHandle;
  * volatile field; a reader already walking the old one sees a slightly stale view, never a torn
  * one. Every table keeps at least a quarter of its slots empty, so probes always terminate.
  *
+ * <p>Two layouts, chosen by the number of source slots. Up to {@link #DENSE_MAX_WORDS} words (128
+ * slots) every key has a dense bitset of {@code words} longs. Above that a bitset per key would
+ * cost 8 bytes per 64 slots for every block even when one source holds it (the common case: 128
+ * bytes per block at 1,024 slots), so each key has one {@code cell} instead: up to two holders
+ * inline ({@code slot + 1} in the low and high 32 bits), or, from the third holder on, the index of
+ * a bitset in an overflow pool ({@code ~index}, a negative cell). Readers re-check the key and the
+ * cell after reading a pool bitset, as they re-check the key after a dense mask.
+ *
  * <p>Keys 0 and 1 mark empty and deleted slots; the router hashes 0 and 1 are folded onto 2 and 3
  * (a 2^-63 extra collision chance, the same order as any 64-bit hash collision).
  */
@@ -25,20 +33,61 @@ final class BlockTable {
   private static final int MIN_CAPACITY = 64;
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
-  /** One immutable-shape generation of the table; masks hold {@code words} longs per slot. */
+  /** Above this many 64-slot words a key holds a cell, not a dense bitset (class comment). */
+  static final int DENSE_MAX_WORDS = 2;
+
+  /**
+   * One immutable-shape generation of the table. Dense: {@code masks} holds {@code words} longs per
+   * slot. Sparse: {@code masks} holds one cell per slot and {@code pool} the overflow bitsets,
+   * {@code words} longs each.
+   */
   private static final class Table {
     final long[] keys;
     final long[] masks;
     final int words;
     final int capacity;
     final int maxFill;
+    final boolean sparse;
+
+    /** Sparse: the overflow bitsets; replaced (grown) by the writer, read by readers. */
+    volatile long[] pool;
+
+    /** Sparse, writer only: pool entries handed out, and the freed ones for reuse. */
+    int poolUsed;
+
+    int[] poolFree = new int[0];
+    int poolFreeCount;
 
     Table(int capacity, int words) {
       this.keys = new long[capacity];
-      this.masks = new long[capacity * words];
+      this.sparse = words > DENSE_MAX_WORDS;
+      this.masks = new long[sparse ? capacity : capacity * words];
       this.words = words;
       this.capacity = capacity;
       this.maxFill = (int) (capacity * 0.75);
+      this.pool = sparse ? new long[16 * words] : null;
+    }
+
+    /** Writer: a zeroed pool entry. */
+    int allocate() {
+      if (poolFreeCount > 0) {
+        int e = poolFree[--poolFreeCount];
+        java.util.Arrays.fill(pool, e * words, (e + 1) * words, 0L);
+        return e;
+      }
+      long[] p = pool;
+      if ((poolUsed + 1) * words > p.length) {
+        pool = java.util.Arrays.copyOf(p, LongLongMap.grown(p.length / words) * words);
+      }
+      return poolUsed++;
+    }
+
+    /** Writer: returns an entry (readers re-check their cell, so its reuse cannot mislead). */
+    void release(int e) {
+      if (poolFreeCount == poolFree.length) {
+        poolFree = java.util.Arrays.copyOf(poolFree, Math.max(16, poolFreeCount * 2));
+      }
+      poolFree[poolFreeCount++] = e;
     }
   }
 
@@ -62,7 +111,8 @@ final class BlockTable {
   /** Heap bytes of the live table's arrays. */
   long tableBytes() {
     Table t = table;
-    return 16 + 8L * t.keys.length + 16 + 8L * t.masks.length;
+    long pool = t.sparse ? 16 + 8L * t.pool.length + 16 + 4L * t.poolFree.length : 0;
+    return 16 + 8L * t.keys.length + 16 + 8L * t.masks.length + pool;
   }
 
   /** Slots the bitsets can hold now (a multiple of 64). */
@@ -92,6 +142,9 @@ final class BlockTable {
   boolean set(long hash, int slot) {
     long k = normalize(hash);
     Table t = table;
+    if (t.sparse) {
+      return setSparse(t, k, slot);
+    }
     int w = slot >>> 6;
     long bit = 1L << slot;
     long[] keys = t.keys;
@@ -130,6 +183,125 @@ final class BlockTable {
     return true;
   }
 
+  private boolean setSparse(Table t, long k, int slot) {
+    long[] keys = t.keys;
+    int cap = t.capacity;
+    int i = index(k, cap);
+    int free = -1;
+    while (true) {
+      long cur = keys[i];
+      if (cur == k) {
+        return addHolder(t, i, slot);
+      }
+      if (cur == EMPTY) {
+        break;
+      }
+      if (cur == TOMBSTONE && free < 0) {
+        free = i;
+      }
+      i = i + 1 == cap ? 0 : i + 1;
+    }
+    int at = free >= 0 ? free : i;
+    LONGS.setRelease(t.masks, at, (long) slot + 1);
+    LONGS.setRelease(keys, at, k);
+    size++;
+    if (free >= 0) {
+      tombstones--;
+    } else if (size + tombstones > t.maxFill) {
+      grow(t);
+    }
+    return true;
+  }
+
+  /** Writer, sparse: adds {@code slot} to the holders of table slot {@code i}. */
+  private static boolean addHolder(Table t, int i, int slot) {
+    long cell = t.masks[i];
+    if (cell < 0) {
+      long[] pool = t.pool;
+      int m = (int) ~cell * t.words + (slot >>> 6);
+      long bit = 1L << slot;
+      long old = pool[m];
+      if ((old & bit) != 0) {
+        return false;
+      }
+      LONGS.setRelease(pool, m, old | bit);
+      return true;
+    }
+    long tag = (long) slot + 1;
+    long a = cell & 0xFFFF_FFFFL;
+    long b = cell >>> 32;
+    if (a == tag || b == tag) {
+      return false;
+    }
+    if (b == 0) {
+      LONGS.setRelease(t.masks, i, a | (tag << 32));
+      return true;
+    }
+    // A third holder: move the three into a pool bitset, then publish the cell.
+    int e = t.allocate();
+    long[] pool = t.pool;
+    int base = e * t.words;
+    for (long holder : new long[] {a - 1, b - 1, slot}) {
+      pool[base + (int) (holder >>> 6)] |= 1L << holder;
+    }
+    LONGS.setRelease(t.masks, i, ~(long) e);
+    return true;
+  }
+
+  /** Writer, sparse: removes {@code slot} from table slot {@code i}; true when it held it. */
+  private boolean removeHolder(Table t, int i, int slot) {
+    long cell = t.masks[i];
+    boolean empty;
+    if (cell < 0) {
+      int e = (int) ~cell;
+      long[] pool = t.pool;
+      int words = t.words;
+      int m = e * words + (slot >>> 6);
+      long bit = 1L << slot;
+      long old = pool[m];
+      if ((old & bit) == 0) {
+        return false;
+      }
+      LONGS.setRelease(pool, m, old & ~bit);
+      empty = (old & ~bit) == 0 && allZero(pool, e * words, words);
+      if (empty) {
+        LONGS.setRelease(t.masks, i, 0L);
+        t.release(e);
+      }
+    } else {
+      long tag = (long) slot + 1;
+      long a = cell & 0xFFFF_FFFFL;
+      long b = cell >>> 32;
+      long now;
+      if (a == tag) {
+        now = b;
+      } else if (b == tag) {
+        now = a;
+      } else {
+        return false;
+      }
+      LONGS.setRelease(t.masks, i, now);
+      empty = now == 0;
+    }
+    if (empty) {
+      LONGS.setRelease(t.keys, i, TOMBSTONE);
+      size--;
+      tombstones++;
+    }
+    return true;
+  }
+
+  /** Reader, sparse: whether {@code cell} (read with acquire) lists {@code slot}. */
+  private static boolean cellHolds(Table t, long cell, int slot) {
+    if (cell < 0) {
+      long[] pool = t.pool;
+      int m = (int) ~cell * t.words + (slot >>> 6);
+      return m < pool.length && ((long) LONGS.getAcquire(pool, m) & (1L << slot)) != 0;
+    }
+    long tag = (long) slot + 1;
+    return (cell & 0xFFFF_FFFFL) == tag || (cell >>> 32) == tag;
+  }
+
   /** Writer: marks {@code slot} as no longer holding {@code hash}; true when it did before. */
   boolean clear(long hash, int slot) {
     long k = normalize(hash);
@@ -137,6 +309,9 @@ final class BlockTable {
     int i = find(t, k);
     if (i < 0) {
       return false;
+    }
+    if (t.sparse) {
+      return removeHolder(t, i, slot);
     }
     int words = t.words;
     int m = i * words + (slot >>> 6);
@@ -163,6 +338,13 @@ final class BlockTable {
     if (i < 0) {
       return false;
     }
+    if (t.sparse) {
+      long cell = (long) LONGS.getAcquire(t.masks, i);
+      boolean held = cellHolds(t, cell, slot);
+      return (long) LONGS.getAcquire(t.keys, i) == k
+          && (long) LONGS.getAcquire(t.masks, i) == cell
+          && held;
+    }
     long mask = (long) LONGS.getAcquire(t.masks, i * t.words + (slot >>> 6));
     return (long) LONGS.getAcquire(t.keys, i) == k && (mask & (1L << slot)) != 0;
   }
@@ -178,6 +360,9 @@ final class BlockTable {
    */
   int match(long[] hashes, int count, long[] active, int[] hits) {
     Table t = table;
+    if (t.sparse) {
+      return matchSparse(t, hashes, count, active, hits);
+    }
     if (t.words == 1 && active.length == 1) {
       return match1(t, hashes, count, active[0], hits);
     }
@@ -229,12 +414,18 @@ final class BlockTable {
     int words = t.words;
     int aw = active.length;
     long[] alive = active.clone();
-    int live = 0;
-    for (long a : alive) {
-      live |= a != 0 ? 1 : 0;
+    // Words [lo, hi) hold every slot still in its run: after the first block of a wide fleet
+    // that is usually one word, so later blocks skip the rest.
+    int lo = 0;
+    int hi = aw;
+    while (lo < hi && alive[lo] == 0) {
+      lo++;
+    }
+    while (hi > lo && alive[hi - 1] == 0) {
+      hi--;
     }
     int i = 0;
-    for (; i < count && live != 0; i++) {
+    for (; i < count && lo < hi; i++) {
       long k = normalize(hashes[i]);
       int p = index(k, cap);
       int found = -1;
@@ -249,8 +440,9 @@ final class BlockTable {
         }
         p = p + 1 == cap ? 0 : p + 1;
       }
-      live = 0;
-      for (int w = 0; w < aw; w++) {
+      int newLo = hi;
+      int newHi = lo;
+      for (int w = lo; w < hi; w++) {
         if (alive[w] == 0) {
           continue; // no slot of this word is still in its run: its mask is not needed
         }
@@ -264,11 +456,16 @@ final class BlockTable {
           dropped &= dropped - 1;
         }
         alive[w] &= m;
-        live |= alive[w] != 0 ? 1 : 0;
+        if (alive[w] != 0) {
+          newLo = Math.min(newLo, w);
+          newHi = w + 1;
+        }
       }
+      lo = newLo;
+      hi = newHi;
       if (found >= 0 && (long) LONGS.getAcquire(keys, found) != k) {
         // The slot was reused while we read it: treat the block as held by nobody.
-        for (int w = 0; w < aw; w++) {
+        for (int w = lo; w < hi; w++) {
           long dropped = alive[w];
           while (dropped != 0) {
             hits[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
@@ -276,7 +473,104 @@ final class BlockTable {
           }
           alive[w] = 0;
         }
-        live = 0;
+        lo = hi;
+      }
+    }
+    for (int w = 0; w < aw; w++) {
+      long a = alive[w];
+      while (a != 0) {
+        hits[(w << 6) + Long.numberOfTrailingZeros(a)] = i;
+        a &= a - 1;
+      }
+    }
+    return i;
+  }
+
+  private static int matchSparse(Table t, long[] hashes, int count, long[] active, int[] hits) {
+    long[] keys = t.keys;
+    long[] cells = t.masks;
+    int cap = t.capacity;
+    int words = t.words;
+    int aw = active.length;
+    long[] alive = active.clone();
+    // Words [lo, hi) hold every slot still in its run: after the first block of a wide fleet
+    // that is usually one word, so later blocks skip the rest.
+    int lo = 0;
+    int hi = aw;
+    while (lo < hi && alive[lo] == 0) {
+      lo++;
+    }
+    while (hi > lo && alive[hi - 1] == 0) {
+      hi--;
+    }
+    int i = 0;
+    for (; i < count && lo < hi; i++) {
+      long k = normalize(hashes[i]);
+      int p = index(k, cap);
+      long cell = 0;
+      while (true) {
+        long cur = (long) LONGS.getAcquire(keys, p);
+        if (cur == k) {
+          cell = (long) LONGS.getAcquire(cells, p);
+          break;
+        }
+        if (cur == EMPTY) {
+          break;
+        }
+        p = p + 1 == cap ? 0 : p + 1;
+      }
+      long[] pool = cell < 0 ? t.pool : null;
+      int base = cell < 0 ? (int) ~cell * words : 0;
+      if (pool != null && base + words > pool.length) {
+        cell = 0; // a pool entry past the pool this reader saw: treat as held by nobody
+        pool = null;
+      }
+      // Inline holders as (word, bit); -1 when absent.
+      long ha = cell > 0 ? (cell & 0xFFFF_FFFFL) - 1 : -1;
+      long hb = cell > 0 ? (cell >>> 32) - 1 : -1;
+      int newLo = hi;
+      int newHi = lo;
+      for (int w = lo; w < hi; w++) {
+        if (alive[w] == 0) {
+          continue;
+        }
+        long m;
+        if (pool != null) {
+          m = w < words ? (long) LONGS.getAcquire(pool, base + w) : 0;
+        } else {
+          m = 0;
+          if (ha >= 0 && (ha >>> 6) == w) {
+            m |= 1L << ha;
+          }
+          if (hb >= 0 && (hb >>> 6) == w) {
+            m |= 1L << hb;
+          }
+        }
+        long dropped = alive[w] & ~m;
+        while (dropped != 0) {
+          hits[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
+          dropped &= dropped - 1;
+        }
+        alive[w] &= m;
+        if (alive[w] != 0) {
+          newLo = Math.min(newLo, w);
+          newHi = w + 1;
+        }
+      }
+      lo = newLo;
+      hi = newHi;
+      if (cell != 0
+          && ((long) LONGS.getAcquire(keys, p) != k || (long) LONGS.getAcquire(cells, p) != cell)) {
+        // The slot or its cell changed while we read it: treat the block as held by nobody.
+        for (int w = lo; w < hi; w++) {
+          long dropped = alive[w];
+          while (dropped != 0) {
+            hits[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
+            dropped &= dropped - 1;
+          }
+          alive[w] = 0;
+        }
+        lo = hi;
       }
     }
     for (int w = 0; w < aw; w++) {
@@ -324,6 +618,7 @@ final class BlockTable {
     Table old = table;
     Table t = new Table(Math.max(capacity, MIN_CAPACITY), words);
     int oldWords = old.words;
+    long[] holders = new long[words];
     for (int j = 0; j < old.capacity; j++) {
       long k = old.keys[j];
       if (k == EMPTY || k == TOMBSTONE) {
@@ -334,9 +629,48 @@ final class BlockTable {
         i = i + 1 == t.capacity ? 0 : i + 1;
       }
       t.keys[i] = k;
-      System.arraycopy(old.masks, j * oldWords, t.masks, i * words, Math.min(oldWords, words));
+      if (!t.sparse) {
+        System.arraycopy(old.masks, j * oldWords, t.masks, i * words, Math.min(oldWords, words));
+        continue;
+      }
+      java.util.Arrays.fill(holders, 0L);
+      if (!old.sparse) {
+        System.arraycopy(old.masks, j * oldWords, holders, 0, oldWords);
+      } else if (old.masks[j] < 0) {
+        System.arraycopy(old.pool, (int) ~old.masks[j] * oldWords, holders, 0, oldWords);
+      } else {
+        long cell = old.masks[j];
+        for (long tag : new long[] {cell & 0xFFFF_FFFFL, cell >>> 32}) {
+          if (tag != 0) {
+            holders[(int) ((tag - 1) >>> 6)] |= 1L << (tag - 1);
+          }
+        }
+      }
+      t.masks[i] = cellOf(t, holders);
     }
     tombstones = 0;
     table = t;
+  }
+
+  /** Writer: the cell of a key held by the slots in {@code holders} (at least one). */
+  private static long cellOf(Table t, long[] holders) {
+    int n = 0;
+    for (long h : holders) {
+      n += Long.bitCount(h);
+    }
+    if (n > 2) {
+      int e = t.allocate();
+      System.arraycopy(holders, 0, t.pool, e * t.words, t.words);
+      return ~(long) e;
+    }
+    long cell = 0;
+    int shift = 0;
+    for (int w = 0; w < holders.length; w++) {
+      for (long h = holders[w]; h != 0; h &= h - 1) {
+        cell |= ((long) (w << 6) + Long.numberOfTrailingZeros(h) + 1) << shift;
+        shift = 32;
+      }
+    }
+    return cell;
   }
 }

@@ -5,6 +5,7 @@ import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
 import io.infera.router.events.FakeVllmPublisher;
 import io.infera.router.kv.Events;
+import io.infera.router.kv.IndexLimits;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.ViewSnapshot;
@@ -47,8 +48,10 @@ import java.util.concurrent.TimeUnit;
  * Run: {@code ./mvnw -B -q -pl router -am test-compile exec:exec -Dexec.executable=java
  * -Dexec.classpathScope=test -Dexec.args="-Xmx2g -cp %classpath
  * io.infera.router.events.nats.NatsTransportBench [blocks] [perBatch] [workers] [rounds]"}.
- * Defaults: 1 million blocks, 16 per batch, 8 workers, 3 rounds (the first warms the JIT). The
- * server, the publisher and the router share the machine's cores.
+ * Defaults: 1 million blocks, 16 per batch, 8 workers, 3 rounds (the first warms the JIT); a fifth
+ * argument sets the snapshots' blocks (default: the same). The index has no block cap here (the
+ * router's default caps it at 1.8 M). The server, the publisher and the router share the machine's
+ * cores.
  */
 public final class NatsTransportBench {
 
@@ -64,6 +67,7 @@ public final class NatsTransportBench {
     int perBatch = args.length > 1 ? Integer.parseInt(args[1]) : 16;
     int workers = args.length > 2 ? Integer.parseInt(args[2]) : 8;
     int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+    int snapshotBlocks = args.length > 4 ? Integer.parseInt(args[4]) : blocks;
     Path dir = Files.createTempDirectory("nats-bench");
     Path conf = dir.resolve("nats.conf");
     // Snapshots of 125k blocks are ~2.3 MB: above NATS's 1 MB default payload.
@@ -94,9 +98,10 @@ public final class NatsTransportBench {
         nc.jetStreamManagement().deleteStream(STREAM);
         nc.keyValueManagement().delete(BUCKET);
       }
-      long bytes = snapshots(server.url(), blocks, workers);
+      long bytes = snapshots(server.url(), snapshotBlocks, workers);
       System.out.printf(
-          "warm start: %,d blocks in %d snapshots (%,d bytes)%n", (long) blocks, workers, bytes);
+          "warm start: %,d blocks in %d snapshots (%,d bytes)%n",
+          (long) snapshotBlocks, workers, bytes);
       for (int r = 0; r < rounds; r++) {
         Result res = warmUp(cfg, fleet);
         System.out.printf(
@@ -110,7 +115,16 @@ public final class NatsTransportBench {
 
   private static Result warmUp(RouterConfig.Nats cfg, List<WorkerInfo> fleet) throws Exception {
     System.gc();
-    PrefixIndex index = new PrefixIndex(PAGE);
+    // No index cap: the bench measures what arrives, not the router's default budget.
+    PrefixIndex index =
+        new PrefixIndex(
+            PAGE,
+            new IndexLimits(
+                IndexLimits.DEFAULT_MAX_BLOCKS_PER_SOURCE,
+                Long.MAX_VALUE,
+                Double.POSITIVE_INFINITY,
+                IndexLimits.DEFAULT_RESETS_BURST),
+            System::nanoTime);
     Set<WorkerId> ids = new HashSet<>();
     fleet.forEach(w -> ids.add(w.id()));
     NatsSettings s = NatsSettings.defaults();

@@ -68,6 +68,29 @@ final class BlockTable {
       this.pool = sparse ? new long[16 * words] : null;
     }
 
+    /**
+     * Sparse, writer: the same keys and cells with pool bitsets of {@code words} longs (the entries
+     * keep their numbers). Readers of {@code old} keep reading its pool, whose stride their table
+     * names: stale after this, never torn.
+     */
+    Table(Table old, int words) {
+      this.keys = old.keys;
+      this.masks = old.masks;
+      this.sparse = true;
+      this.words = words;
+      this.capacity = old.capacity;
+      this.maxFill = old.maxFill;
+      long[] oldPool = old.pool;
+      long[] pool = new long[Math.max(16, old.poolUsed) * words];
+      for (int e = 0; e < old.poolUsed; e++) {
+        System.arraycopy(oldPool, e * old.words, pool, e * words, old.words);
+      }
+      this.pool = pool;
+      this.poolUsed = old.poolUsed;
+      this.poolFree = old.poolFree.clone();
+      this.poolFreeCount = old.poolFreeCount;
+    }
+
     /** Writer: a zeroed pool entry. */
     int allocate() {
       if (poolFreeCount > 0) {
@@ -94,6 +117,7 @@ final class BlockTable {
   private volatile Table table = new Table(MIN_CAPACITY, 1);
   private int size;
   private int tombstones;
+  private int rebuilds;
 
   static long normalize(long hash) {
     return (hash == EMPTY || hash == TOMBSTONE) ? hash + 2 : hash;
@@ -101,6 +125,11 @@ final class BlockTable {
 
   private static int index(long key, int capacity) {
     return (int) ((((key * PHI) >>> 32) * capacity) >>> 32);
+  }
+
+  /** Table rebuilds so far (growth, clean-up, dense widening): tests keep growth geometric. */
+  int rebuilds() {
+    return rebuilds;
   }
 
   /** Distinct router hashes held by at least one source. */
@@ -124,8 +153,28 @@ final class BlockTable {
   void ensureSlots(int slots) {
     Table t = table;
     int words = (slots + 63) >>> 6;
-    if (words > t.words) {
+    if (words <= t.words) {
+      return;
+    }
+    if (t.sparse) {
+      // Cells name holders by slot number: only the pool's stride changes, not the table.
+      table = new Table(t, words);
+    } else {
       rebuild(t.capacity, words);
+    }
+  }
+
+  /**
+   * Writer: makes room for {@code more} new keys with at most one rebuild (a snapshot about to be
+   * seeded), so the table does not grow 1.5× at a time on the way up.
+   */
+  void reserve(int more) {
+    Table t = table;
+    long need = (long) size + tombstones + more;
+    if (need > t.maxFill) {
+      // At least the usual growth step, or a snapshot per source would rebuild the table each.
+      long wanted = Math.max(LongLongMap.grown(t.capacity), (long) Math.ceil(need / 0.75) + 1);
+      rebuild((int) Math.min(Integer.MAX_VALUE - 8, wanted), t.words);
     }
   }
 
@@ -649,6 +698,7 @@ final class BlockTable {
       t.masks[i] = cellOf(t, holders);
     }
     tombstones = 0;
+    rebuilds++;
     table = t;
   }
 

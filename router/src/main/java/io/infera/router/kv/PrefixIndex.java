@@ -329,6 +329,10 @@ public final class PrefixIndex {
     }
     long[] routers = snapshot.routerHashes();
     long[] engines = snapshot.engineHashes();
+    // Room for what the limits let in, at once: not a rehash per 1.5× on the way up.
+    int room = (int) Math.min(routers.length, limits.maxBlocksPerSource());
+    src.engineToRouter.ensureCapacity(room);
+    table.reserve((int) Math.min(room, Math.max(0, limits.maxBlocks() - held)));
     long sourceFull = 0;
     long indexFull = 0;
     for (int i = 0; i < routers.length; i++) {

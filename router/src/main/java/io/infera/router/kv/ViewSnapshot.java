@@ -99,9 +99,16 @@ public record ViewSnapshot(
   private static void packU64s(MessageBufferPacker p, String key, long[] values)
       throws IOException {
     p.packString(key).packArrayHeader(values.length);
+    byte[] u64 = new byte[9];
+    u64[0] = (byte) 0xcf; // msgpack uint 64, big-endian
     for (long v : values) {
       if (v < 0) {
-        p.packBigInteger(new java.math.BigInteger(Long.toUnsignedString(v)));
+        // Above Long.MAX_VALUE as unsigned: the uint 64 format byte by byte (packBigInteger
+        // would parse a decimal string per value).
+        for (int b = 0; b < 8; b++) {
+          u64[1 + b] = (byte) (v >>> (56 - 8 * b));
+        }
+        p.writePayload(u64);
       } else {
         p.packLong(v);
       }

@@ -233,4 +233,25 @@ class BlockTableTest {
     reader.join(10_000);
     assertThat(wrong.get()).isNull();
   }
+
+  /**
+   * Reserving room before each of many small batches (a snapshot per source at warm start) grows
+   * the table geometrically: a rebuild per reservation would make 1,000 snapshots quadratic.
+   */
+  @Test
+  void reservationsBeforeManySmallBatchesGrowTheTableGeometrically() {
+    BlockTable t = new BlockTable();
+    t.ensureSlots(1_024);
+    int before = t.rebuilds();
+    Random r = new Random(21);
+    for (int source = 0; source < 1_000; source++) {
+      t.reserve(500);
+      for (int i = 0; i < 500; i++) {
+        t.set(r.nextLong(), source);
+      }
+    }
+    assertThat(t.size()).isEqualTo(500_000);
+    // 64 → 666,667+ slots by 1.5× steps is about 23 rebuilds.
+    assertThat(t.rebuilds() - before).isLessThanOrEqualTo(30);
+  }
 }

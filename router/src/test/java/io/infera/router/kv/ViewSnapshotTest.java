@@ -33,6 +33,43 @@ class ViewSnapshotTest {
     assertThat(ViewSnapshot.decode(none.encode())).isEqualTo(none);
   }
 
+  /**
+   * Hashes at or above 2^63 are written as msgpack uint 64 (0xcf and eight big-endian bytes), byte
+   * for byte what msgpack's own packBigInteger writes, and random hashes round-trip.
+   */
+  @Test
+  void unsignedHashesAreMsgpackUint64AndRandomOnesRoundTrip() throws Exception {
+    ViewSnapshot one = ViewSnapshot.of(16, 1, 0, longs(0x8000_0000_0000_0001L), longs(-2));
+    org.msgpack.core.MessageBufferPacker ref =
+        org.msgpack.core.MessagePack.newDefaultBufferPacker();
+    ref.packBigInteger(new java.math.BigInteger("9223372036854775809"));
+    byte[] want = ref.toByteArray();
+    byte[] got = one.encode();
+    assertThat(want).hasSize(9).startsWith((byte) 0xcf);
+    assertThat(indexOf(got, want)).as("the uint 64 of 2^63 + 1 in the snapshot").isNotNegative();
+    java.util.Random r = new java.util.Random(17);
+    for (int trial = 0; trial < 200; trial++) {
+      int n = r.nextInt(300);
+      long[] router = r.longs(n).toArray();
+      long[] engine = r.longs(n).toArray();
+      ViewSnapshot s = ViewSnapshot.of(16, r.nextInt(1_000_000), r.nextInt(1000), router, engine);
+      assertThat(ViewSnapshot.decode(s.encode())).isEqualTo(s);
+    }
+  }
+
+  private static int indexOf(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
   @Test
   void aSeededIndexMatchesAndKeepsApplyingLikeTheOriginal() throws Exception {
     PrefixIndex original = new PrefixIndex(P);

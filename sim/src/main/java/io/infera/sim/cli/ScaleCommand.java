@@ -26,9 +26,9 @@ import picocli.CommandLine.Spec;
           + " match and the pick (hashing excluded) for prompts of several lengths, the apply rate"
           + " on one core and the heap per (block, worker) entry. Two sweeps: fleet size at"
           + " --entries, and entries at --sweep-workers (unique and 4-way shared blocks). Writes"
-          + " DIR/results.csv, DIR/report.md and PNG curves. Needs a heap of about 64 bytes per"
-          + " entry at up to 64 workers and 300 at 1,024 (java -Xmx8g for the defaults), and"
-          + " refuses to start with less; the defaults took 3 minutes on 2 cores."
+          + " DIR/results.csv, DIR/report.md and PNG curves. Needs a heap of about 100 bytes per"
+          + " entry (java -Xmx4g for the defaults; more keeps collector pauses out of the p99s),"
+          + " and refuses to start with less; the defaults took 2 minutes on 2 cores."
     })
 public final class ScaleCommand implements Callable<Integer> {
 

@@ -46,13 +46,15 @@ public final class ScaleBench {
 
   /**
    * The heap an index of {@code entries} over {@code workers} needs while it is measured, with a
-   * quarter of headroom: every distinct block keeps one 64-bit word per 64 sources, so an entry
-   * costs about 48 + 16 bytes per word (measured 59 B at 8 workers, 98 at 256, 212–280 at 1,024;
-   * docs/scale.md).
+   * quarter of headroom: up to 128 sources every distinct block keeps one 64-bit word per 64
+   * sources (about 48 + 16 bytes per word and entry); above that one cell, plus pooled bitsets for
+   * blocks of three or more holders (measured 47–62 B per entry at 1,024 workers with unique
+   * blocks, 71–76 with 4-way shared ones; docs/scale.md), estimated at 80.
    */
   public static long heapBytes(int workers, long entries) {
     long words = (workers + 63) / 64;
-    return entries * (48 + 16 * words) / 4 * 5;
+    long perEntry = words <= 2 ? 48 + 16 * words : 80;
+    return entries * perEntry / 4 * 5;
   }
 
   /**

@@ -459,36 +459,23 @@ final class BlockTable {
   private static int matchWide(Table t, long[] hashes, int count, long[] active, int[] hits) {
     long[] keys = t.keys;
     long[] masks = t.masks;
-    int cap = t.capacity;
     int words = t.words;
     int aw = active.length;
     long[] alive = active.clone();
     // Words [lo, hi) hold every slot still in its run: after the first block of a wide fleet
     // that is usually one word, so later blocks skip the rest.
-    int lo = 0;
     int hi = aw;
+    while (hi > 0 && alive[hi - 1] == 0) {
+      hi--;
+    }
+    int lo = 0;
     while (lo < hi && alive[lo] == 0) {
       lo++;
-    }
-    while (hi > lo && alive[hi - 1] == 0) {
-      hi--;
     }
     int i = 0;
     for (; i < count && lo < hi; i++) {
       long k = normalize(hashes[i]);
-      int p = index(k, cap);
-      int found = -1;
-      while (true) {
-        long cur = (long) LONGS.getAcquire(keys, p);
-        if (cur == k) {
-          found = p;
-          break;
-        }
-        if (cur == EMPTY) {
-          break;
-        }
-        p = p + 1 == cap ? 0 : p + 1;
-      }
+      int found = find(t, k);
       int newLo = hi;
       int newHi = lo;
       for (int w = lo; w < hi; w++) {
@@ -499,11 +486,7 @@ final class BlockTable {
         if (found >= 0 && w < words) {
           m = (long) LONGS.getAcquire(masks, found * words + w);
         }
-        long dropped = alive[w] & ~m;
-        while (dropped != 0) {
-          hits[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
-          dropped &= dropped - 1;
-        }
+        endRuns(hits, w, alive[w] & ~m, i);
         alive[w] &= m;
         if (alive[w] != 0) {
           newLo = Math.min(newLo, w);
@@ -514,60 +497,35 @@ final class BlockTable {
       hi = newHi;
       if (found >= 0 && (long) LONGS.getAcquire(keys, found) != k) {
         // The slot was reused while we read it: treat the block as held by nobody.
-        for (int w = lo; w < hi; w++) {
-          long dropped = alive[w];
-          while (dropped != 0) {
-            hits[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
-            dropped &= dropped - 1;
-          }
-          alive[w] = 0;
-        }
+        endAll(hits, alive, lo, hi, i);
         lo = hi;
       }
     }
-    for (int w = 0; w < aw; w++) {
-      long a = alive[w];
-      while (a != 0) {
-        hits[(w << 6) + Long.numberOfTrailingZeros(a)] = i;
-        a &= a - 1;
-      }
-    }
+    endAll(hits, alive, lo, hi, i);
     return i;
   }
 
   private static int matchSparse(Table t, long[] hashes, int count, long[] active, int[] hits) {
     long[] keys = t.keys;
     long[] cells = t.masks;
-    int cap = t.capacity;
     int words = t.words;
     int aw = active.length;
     long[] alive = active.clone();
     // Words [lo, hi) hold every slot still in its run: after the first block of a wide fleet
     // that is usually one word, so later blocks skip the rest.
-    int lo = 0;
     int hi = aw;
+    while (hi > 0 && alive[hi - 1] == 0) {
+      hi--;
+    }
+    int lo = 0;
     while (lo < hi && alive[lo] == 0) {
       lo++;
-    }
-    while (hi > lo && alive[hi - 1] == 0) {
-      hi--;
     }
     int i = 0;
     for (; i < count && lo < hi; i++) {
       long k = normalize(hashes[i]);
-      int p = index(k, cap);
-      long cell = 0;
-      while (true) {
-        long cur = (long) LONGS.getAcquire(keys, p);
-        if (cur == k) {
-          cell = (long) LONGS.getAcquire(cells, p);
-          break;
-        }
-        if (cur == EMPTY) {
-          break;
-        }
-        p = p + 1 == cap ? 0 : p + 1;
-      }
+      int p = find(t, k);
+      long cell = p >= 0 ? (long) LONGS.getAcquire(cells, p) : 0;
       long[] pool = cell < 0 ? t.pool : null;
       int base = cell < 0 ? (int) ~cell * words : 0;
       if (pool != null && base + words > pool.length) {
@@ -595,11 +553,7 @@ final class BlockTable {
             m |= 1L << hb;
           }
         }
-        long dropped = alive[w] & ~m;
-        while (dropped != 0) {
-          hits[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
-          dropped &= dropped - 1;
-        }
+        endRuns(hits, w, alive[w] & ~m, i);
         alive[w] &= m;
         if (alive[w] != 0) {
           newLo = Math.min(newLo, w);
@@ -611,25 +565,29 @@ final class BlockTable {
       if (cell != 0
           && ((long) LONGS.getAcquire(keys, p) != k || (long) LONGS.getAcquire(cells, p) != cell)) {
         // The slot or its cell changed while we read it: treat the block as held by nobody.
-        for (int w = lo; w < hi; w++) {
-          long dropped = alive[w];
-          while (dropped != 0) {
-            hits[(w << 6) + Long.numberOfTrailingZeros(dropped)] = i;
-            dropped &= dropped - 1;
-          }
-          alive[w] = 0;
-        }
+        endAll(hits, alive, lo, hi, i);
         lo = hi;
       }
     }
-    for (int w = 0; w < aw; w++) {
-      long a = alive[w];
-      while (a != 0) {
-        hits[(w << 6) + Long.numberOfTrailingZeros(a)] = i;
-        a &= a - 1;
-      }
-    }
+    endAll(hits, alive, lo, hi, i);
     return i;
+  }
+
+  /** Every slot set in {@code bits} (word {@code w}) ends its run at block {@code at}. */
+  private static void endRuns(int[] hits, int w, long bits, int at) {
+    for (long b = bits; b != 0; b &= b - 1) {
+      hits[(w << 6) + Long.numberOfTrailingZeros(b)] = at;
+    }
+  }
+
+  /**
+   * Every slot still in its run (words {@code [lo, hi)} of {@code alive}) ends it at {@code at}.
+   */
+  private static void endAll(int[] hits, long[] alive, int lo, int hi, int at) {
+    for (int w = lo; w < hi; w++) {
+      endRuns(hits, w, alive[w], at);
+      alive[w] = 0;
+    }
   }
 
   private static int find(Table t, long k) {

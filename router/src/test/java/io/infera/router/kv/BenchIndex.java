@@ -27,6 +27,21 @@ public final class BenchIndex {
   public final List<WorkerId> workers = new ArrayList<>();
   private long nextEngine = 1;
 
+  /**
+   * An index without a block cap, the reset checks as a router's: for the process-level benches
+   * that measure what arrives (a router's default caps the index at 1.8 M blocks).
+   */
+  public static PrefixIndex uncapped(int pageSize) {
+    return new PrefixIndex(
+        pageSize,
+        new IndexLimits(
+            IndexLimits.DEFAULT_MAX_BLOCKS_PER_SOURCE,
+            Long.MAX_VALUE,
+            Double.POSITIVE_INFINITY,
+            IndexLimits.DEFAULT_RESETS_BURST),
+        System::nanoTime);
+  }
+
   private BenchIndex(long targetEntries, boolean shared, long seed) {
     Random r = new Random(seed);
     promptTokens = r.ints(PROMPT_BLOCKS * PAGE, 0, 150_000).toArray();

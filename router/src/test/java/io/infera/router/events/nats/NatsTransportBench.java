@@ -4,8 +4,8 @@ import io.infera.router.config.RouterConfig;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
 import io.infera.router.events.FakeVllmPublisher;
+import io.infera.router.kv.BenchIndex;
 import io.infera.router.kv.Events;
-import io.infera.router.kv.IndexLimits;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.PrefixIndex;
 import io.infera.router.kv.ViewSnapshot;
@@ -116,15 +116,7 @@ public final class NatsTransportBench {
   private static Result warmUp(RouterConfig.Nats cfg, List<WorkerInfo> fleet) throws Exception {
     System.gc();
     // No index cap: the bench measures what arrives, not the router's default budget.
-    PrefixIndex index =
-        new PrefixIndex(
-            PAGE,
-            new IndexLimits(
-                IndexLimits.DEFAULT_MAX_BLOCKS_PER_SOURCE,
-                Long.MAX_VALUE,
-                Double.POSITIVE_INFINITY,
-                IndexLimits.DEFAULT_RESETS_BURST),
-            System::nanoTime);
+    PrefixIndex index = BenchIndex.uncapped(PAGE);
     Set<WorkerId> ids = new HashSet<>();
     fleet.forEach(w -> ids.add(w.id()));
     NatsSettings s = NatsSettings.defaults();

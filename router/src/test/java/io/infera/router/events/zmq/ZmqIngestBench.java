@@ -4,8 +4,8 @@ import io.infera.router.config.Role;
 import io.infera.router.discovery.WorkerInfo;
 import io.infera.router.events.EventIngest;
 import io.infera.router.events.FakeVllmPublisher;
+import io.infera.router.kv.BenchIndex;
 import io.infera.router.kv.Events;
-import io.infera.router.kv.IndexLimits;
 import io.infera.router.kv.KvEvent;
 import io.infera.router.kv.KvEventMessage;
 import io.infera.router.kv.PrefixIndex;
@@ -61,15 +61,7 @@ public final class ZmqIngestBench {
 
   private static long round(int sources, int perSource, int perBatch, int round) throws Exception {
     byte[][][] payloads = payloads(sources, perSource, perBatch, round);
-    PrefixIndex index =
-        new PrefixIndex(
-            PAGE,
-            new IndexLimits(
-                IndexLimits.DEFAULT_MAX_BLOCKS_PER_SOURCE,
-                Long.MAX_VALUE,
-                Double.POSITIVE_INFINITY,
-                IndexLimits.DEFAULT_RESETS_BURST),
-            System::nanoTime);
+    PrefixIndex index = BenchIndex.uncapped(PAGE);
     try (ZContext ctx = new ZContext(1);
         EventIngest ingest = new EventIngest(index, 100_000).start();
         ZmqTransport transport = new ZmqTransport()) {

@@ -165,20 +165,6 @@ final class BlockTable {
   }
 
   /**
-   * Writer: makes room for {@code more} new keys with at most one rebuild (a snapshot about to be
-   * seeded), so the table does not grow 1.5× at a time on the way up.
-   */
-  void reserve(int more) {
-    Table t = table;
-    long need = (long) size + tombstones + more;
-    if (need > t.maxFill) {
-      // At least the usual growth step, or a snapshot per source would rebuild the table each.
-      long wanted = Math.max(LongLongMap.grown(t.capacity), (long) Math.ceil(need / 0.75) + 1);
-      rebuild((int) Math.min(Integer.MAX_VALUE - 8, wanted), t.words);
-    }
-  }
-
-  /**
    * Writer: reads the hash's home slot (see {@link LongLongMap#touch}): issued for a batch of
    * blocks before updating them, so their cache misses overlap.
    */

@@ -329,10 +329,9 @@ public final class PrefixIndex {
     }
     long[] routers = snapshot.routerHashes();
     long[] engines = snapshot.engineHashes();
-    // Room for what the limits let in, at once: not a rehash per 1.5× on the way up.
-    int room = (int) Math.min(routers.length, limits.maxBlocksPerSource());
-    src.engineToRouter.ensureCapacity(room);
-    table.reserve((int) Math.min(room, Math.max(0, limits.maxBlocks() - held)));
+    // Room in the view's map for what the limits let in, at once: not a rehash per 1.5× on the
+    // way up (trimmed below if duplicates left it under a quarter full, as the sizing rule says).
+    src.engineToRouter.ensureCapacity((int) Math.min(routers.length, limits.maxBlocksPerSource()));
     long sourceFull = 0;
     long indexFull = 0;
     for (int i = 0; i < routers.length; i++) {
@@ -350,6 +349,7 @@ public final class PrefixIndex {
     if (indexFull > 0) {
       count(src, DropReason.INDEX_FULL, indexFull);
     }
+    src.engineToRouter.trim();
     publishedHeld = held;
     src.lastSeq = snapshot.engineSeq();
     src.publishedSeq = snapshot.engineSeq();

@@ -132,15 +132,7 @@ class SchemaRefusalIT {
       Map<String, Object> sample = SampleBreaches.parse(e.getValue());
       String name = "sample-" + names.incrementAndGet();
       SampleBreaches.metadata(sample).put("name", name);
-      InstallTools.Run r =
-          Kubectl.run(
-              cluster,
-              "apply",
-              "-f",
-              Kubectl.file("sample", Kubectl.inNamespace(sample, ns)).toString());
-      assertThat(r.exitCode()).as("%s: %s", e.getKey(), r.describe()).isZero();
-      assertThat(Kubectl.warnings(r)).as("%s: warnings", e.getKey()).isEmpty();
-      Map<String, Object> stored = stored(name);
+      Map<String, Object> stored = applied(e.getKey(), sample, name);
       List<String> added = new ArrayList<>();
       compare(
           e.getKey(),
@@ -278,21 +270,13 @@ class SchemaRefusalIT {
   @MethodSource("admittedBoundaries")
   void boundaryValuesAreAdmittedByTheServerAndByRender(String what, Map<String, Object> variant) {
     String name = "edge-" + names.incrementAndGet();
-    SampleBreaches.metadata(variant).put("name", name);
-    InstallTools.Run r =
-        Kubectl.run(
-            cluster,
-            "apply",
-            "-f",
-            Kubectl.file("edge", Kubectl.inNamespace(variant, ns)).toString());
-    assertThat(r.exitCode()).as("%s: %s", what, r.describe()).isZero();
-    assertThat(Kubectl.warnings(r)).as("%s: warnings", what).isEmpty();
+    Map<String, Object> stored = applied(what, variant, name);
     // Stored as sent; whatever the server added is a default of the CRD.
     compare(
         what,
         "spec",
         SampleBreaches.numbersNormalized(SampleBreaches.spec(variant)),
-        SampleBreaches.numbersNormalized(stored(name).get("spec")),
+        SampleBreaches.numbersNormalized(stored.get("spec")),
         new ArrayList<>());
     Renderer.Result rendered =
         Renderer.render(SampleBreaches.yaml(variant), name, Renderer.Format.YAML);
@@ -451,6 +435,23 @@ class SchemaRefusalIT {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /**
+   * {@code kubectl apply} of {@code variant} as {@code name}, which must succeed without warnings;
+   * returns the stored object.
+   */
+  private Map<String, Object> applied(String what, Map<String, Object> variant, String name) {
+    SampleBreaches.metadata(variant).put("name", name);
+    InstallTools.Run r =
+        Kubectl.run(
+            cluster,
+            "apply",
+            "-f",
+            Kubectl.file("apply", Kubectl.inNamespace(variant, ns)).toString());
+    assertThat(r.exitCode()).as("%s: %s", what, r.describe()).isZero();
+    assertThat(Kubectl.warnings(r)).as("%s: warnings", what).isEmpty();
+    return stored(name);
+  }
 
   /** Creates {@code variant} with the operator's client; returns the server's refusal message. */
   private String refusal(Map<String, Object> variant) {

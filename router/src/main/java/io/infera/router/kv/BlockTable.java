@@ -127,7 +127,10 @@ final class BlockTable {
     return (int) ((((key * PHI) >>> 32) * capacity) >>> 32);
   }
 
-  /** Table rebuilds so far (growth, clean-up, dense widening): tests keep growth geometric. */
+  /**
+   * Table rebuilds so far (growth, clean-up, dense widening): a test checks sparse widening skips
+   * them.
+   */
   int rebuilds() {
     return rebuilds;
   }

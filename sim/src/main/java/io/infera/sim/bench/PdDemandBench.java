@@ -86,6 +86,23 @@ public final class PdDemandBench {
     public static Spec standard() {
       return new Spec(4_000, 40, 12, 2_000, 24_000, 32, 128, 4, 4, 400_000, 15, 2);
     }
+
+    /** This workload with another size, rate and fleet (documents and cost model kept). */
+    public Spec with(int requests, double ratePerSecond, int prefillWorkers, int decodeWorkers) {
+      return new Spec(
+          requests,
+          ratePerSecond,
+          documents,
+          minDocTokens,
+          maxDocTokens,
+          minOutput,
+          maxOutput,
+          prefillWorkers,
+          decodeWorkers,
+          prefillTokensPerSecond,
+          stepMs,
+          stepMsPer100kTokens);
+    }
   }
 
   /**
@@ -118,7 +135,7 @@ public final class PdDemandBench {
       return String.format(
           Locale.ROOT,
           "| %s | %.2f | %.2f | %.2f | %d/%d | %s | %s | %.0f | %.0f |",
-          mode.name().toLowerCase(Locale.ROOT),
+          mode.wire(),
           timeAverageRatio,
           meanInstantRatio,
           p90InstantRatio,
@@ -136,7 +153,7 @@ public final class PdDemandBench {
           Locale.ROOT,
           "%d,%s,%.4f,%.4f,%.4f,%d,%d,%s,%s,%.1f,%.1f",
           seed,
-          mode.name().toLowerCase(Locale.ROOT),
+          mode.wire(),
           timeAverageRatio,
           meanInstantRatio,
           p90InstantRatio,

@@ -91,21 +91,8 @@ public final class PdDemandCommand implements Callable<Integer> {
       err.println("infera-sim pd-demand: " + bad);
       return 2;
     }
-    PdDemandBench.Spec standard = PdDemandBench.Spec.standard();
     PdDemandBench.Spec workload =
-        new PdDemandBench.Spec(
-            requests,
-            rate,
-            standard.documents(),
-            standard.minDocTokens(),
-            standard.maxDocTokens(),
-            standard.minOutput(),
-            standard.maxOutput(),
-            prefillWorkers,
-            decodeWorkers,
-            standard.prefillTokensPerSecond(),
-            standard.stepMs(),
-            standard.stepMsPer100kTokens());
+        PdDemandBench.Spec.standard().with(requests, rate, prefillWorkers, decodeWorkers);
     StringBuilder table = new StringBuilder();
     StringBuilder csv = new StringBuilder(PdDemandBench.Result.csvHeader()).append('\n');
     int runs = seeds * parsed.size();
@@ -120,7 +107,7 @@ public final class PdDemandCommand implements Callable<Integer> {
             ++run,
             runs,
             seed,
-            m.name().toLowerCase(Locale.ROOT),
+            m.wire(),
             requests);
         err.flush();
         PdDemandBench.Result r = PdDemandBench.run(workload, m, seed);
@@ -179,15 +166,11 @@ public final class PdDemandCommand implements Callable<Integer> {
       return "--decode-workers must be 2..256 (balance needs two), got " + decodeWorkers;
     }
     for (String m : modes) {
-      Mode mode =
-          switch (m.trim().toLowerCase(Locale.ROOT)) {
-            case "off" -> Mode.OFF;
-            case "shadow" -> Mode.SHADOW;
-            case "on" -> Mode.ON;
-            default -> null;
-          };
-      if (mode == null) {
-        return "--modes: each must be off, shadow or on, got '" + m + "'";
+      Mode mode;
+      try {
+        mode = Mode.parse(m);
+      } catch (IllegalArgumentException e) {
+        return "--modes: " + e.getMessage();
       }
       if (!parsed.contains(mode)) {
         parsed.add(mode);

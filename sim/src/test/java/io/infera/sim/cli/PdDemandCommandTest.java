@@ -58,7 +58,7 @@ class PdDemandCommandTest {
         "--rate=NaN|--rate must be above 0",
         "--prefill-workers=0|--prefill-workers must be 1..256",
         "--decode-workers=1|--decode-workers must be 2..256",
-        "--modes=on,sometimes|--modes: each must be off, shadow or on, got 'sometimes'",
+        "--modes=on,sometimes|--modes: expected off, shadow or on, got 'sometimes'",
       })
   void badOptionsStopWithAMessage(String option, String message) {
     BenchCommandTest.Outcome o = BenchCommandTest.run("pd-demand", option);
